@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# bhprof: one BPF object plus its userspace loader, as in libbpf-tools.
+
+OUTPUT ?= .output
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= cc
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+
+INCLUDES := -Iinclude -Ivmlinux -I$(OUTPUT)
+CFLAGS ?= -g -O2
+CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
+	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	      -Wno-unused-function $(INCLUDES)
+LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lm
+STATIC_LIBS := -Wl,--start-group -l:libbpf.a -l:libelf.a -l:libz.a \
+	       -l:libncursesw.a -l:libtinfo.a -lm -Wl,--end-group
+
+SRCS := $(filter-out src/fuzz_%.c,$(wildcard src/*.c))
+OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SRCS))
+LIB_OBJS := $(filter-out $(OUTPUT)/main.o,$(OBJS))
+BPF_OBJ := $(OUTPUT)/bhprof.bpf.o
+SKEL := $(OUTPUT)/bhprof.skel.h
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: bhprof
+
+$(OUTPUT):
+	@mkdir -p $@
+
+$(BPF_OBJ): bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/vmlinux.h | $(OUTPUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(BPFTOOL) gen skeleton $< name bhprof > $@
+
+$(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+bhprof: $(OBJS)
+	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+# The QEMU guests have no shared libraries: they need this one.
+static: $(OUTPUT)/bhprof-static
+$(OUTPUT)/bhprof-static: $(OBJS)
+	$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+
+# Regenerate the checked-in vmlinux.h from a kernel's BTF (default: this
+# machine's; BTF=path/to/vmlinux for another kernel). The build never
+# reads the running kernel otherwise.
+BTF ?= /sys/kernel/btf/vmlinux
+vmlinux:
+	$(BPFTOOL) btf dump file $(BTF) format c > vmlinux/vmlinux.h
+
+deps:
+	./tests/install-deps.sh
+
+clean:
+	rm -rf $(OUTPUT) bhprof
+
+.PHONY: all static vmlinux deps clean check unit live vm fuzz bench

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bhprof: the buffer_head and iomap write paths, side by side.
+ *
+ * Every logical probe exists here in each flavour (fentry/fexit,
+ * kprobe/kretprobe, tracepoint); all programs are declared "?" (not
+ * loaded) and userspace turns on the flavour that attaches on the running
+ * kernel. Counters are per-CPU and cumulative; userspace diffs them.
+ *
+ * Attribution: a write call or writeback pass opens a per-thread context.
+ * A write bio submitted under a context belongs to the path of the inode
+ * that owns its pages (so ext4's own writepages still counts as bh); an
+ * O_DIRECT bio, whose pages belong to no inode, to the path of the file
+ * being written. buffer_head allocations take the context's path.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bhprof.h"
+#include "bhprof_hist.h"
+#include "compat.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by userspace between open and load. */
+const volatile __u32 bdev_path = PATH_BH;
+const volatile __u32 filter_tgid = 0;
+const volatile bool filter_dev = false;
+const volatile __u64 bh_cs_lo = 0;	/* alloc_buffer_head's text range */
+const volatile __u64 bh_cs_hi = 0;
+const volatile bool iomap_wp_wpc_only = false;
+const volatile bool gpw_takes_file = false;
+const volatile __u32 page_shift = 12;
+
+/* Stale contexts (a missed kretprobe) are replaced after this long. */
+#define CTX_STALE_NS (60ULL * 1000000000ULL)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_PATHS);
+	__type(key, __u32);
+	__type(value, struct bhp_path_stats);
+} path_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bhp_global_stats);
+} global_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_HISTS);
+	__type(key, __u32);
+	__type(value, struct bhp_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, MAX_DEVSTATS);
+	__type(key, struct bhp_dev_key);
+	__type(value, struct bhp_dev_stats);
+} dev_stats SEC(".maps");
+
+/* write-call contexts and writeback contexts, keyed by pid_tgid */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u64);
+	__type(value, struct bhp_ctx);
+} write_ctx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u64);
+	__type(value, struct bhp_ctx);
+} wb_ctx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u64);
+	__type(value, struct bhp_wb_entry);
+} wb_entry SEC(".maps");
+
+/* filesystem magic -> enum bhp_path, filled by userspace */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_FS_TYPES);
+	__type(key, __u64);
+	__type(value, __u32);
+} fs_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u8);
+} dev_filter SEC(".maps");
+
+static __always_inline struct bhp_global_stats *glob(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&global_stats, &zero);
+}
+
+static __always_inline struct bhp_path_stats *pstats(__u32 path)
+{
+	return bpf_map_lookup_elem(&path_stats, &path);
+}
+
+static __always_inline void hist_add(__u32 path, __u32 kind, __u64 v)
+{
+	__u32 key = HIST_ID(path, kind);
+	struct bhp_hist *h = bpf_map_lookup_elem(&hists, &key);
+	__u32 b = hist_bucket(v);
+
+	if (!h)
+		return;
+	if (b < HIST_BUCKETS)
+		h->b[b]++;
+}
+
+static __always_inline bool dev_ok(__u32 dev)
+{
+	if (!filter_dev)
+		return true;
+	return bpf_map_lookup_elem(&dev_filter, &dev) != NULL;
+}
+
+static __always_inline bool tgid_ok(__u64 id)
+{
+	return !filter_tgid || (id >> 32) == filter_tgid;
+}
+
+/* The path an inode's page cache takes, and the device it lives on. */
+static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
+{
+	__u16 mode = BPF_CORE_READ(inode, i_mode);
+	__u64 magic;
+	__u32 *p;
+
+	if ((mode & BHP_S_IFMT) == BHP_S_IFBLK) {
+		*dev = BPF_CORE_READ(inode, i_rdev);
+		return bdev_path;
+	}
+	if ((mode & BHP_S_IFMT) != BHP_S_IFREG)
+		return PATH_NONE;
+	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	magic = BPF_CORE_READ(inode, i_sb, s_magic);
+	p = bpf_map_lookup_elem(&fs_paths, &magic);
+	return p ? *p : PATH_NONE;
+}
+
+static __always_inline void ctx_lost(void)
+{
+	struct bhp_global_stats *g = glob();
+
+	if (g)
+		g->ctx_lost++;
+}
+
+/* Opens a context unless the thread is already inside one (outermost wins). */
+static __always_inline void ctx_open(void *map, struct inode *inode,
+				     __u32 src, __u32 flags, __u32 hint)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	struct bhp_ctx c = {}, *old;
+
+	if (!tgid_ok(id))
+		return;
+	old = bpf_map_lookup_elem(map, &id);
+	if (old && now - old->ts < CTX_STALE_NS)
+		return;
+	c.path = PATH_NONE;
+	if (inode) {
+		c.path = inode_path(inode, &c.dev);
+		if (!dev_ok(c.dev))
+			return;
+	}
+	if (c.path == PATH_NONE)
+		c.path = hint;
+	c.ts = now;
+	c.src = src;
+	c.flags = flags;
+	c.inode = (__u64)inode;
+	if (bpf_map_update_elem(map, &id, &c, BPF_ANY))
+		ctx_lost();
+}
+
+static __always_inline struct inode *file_inode_of(struct file *file)
+{
+	if (!file)
+		return NULL;
+	return BPF_CORE_READ(file, f_mapping, host);
+}
+
+static __always_inline void write_enter(struct file *file, __u32 src,
+					__u32 hint)
+{
+	struct inode *inode = file_inode_of(file);
+	__u32 flags = 0;
+
+	if (!inode)
+		return;
+	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
+		flags |= CTX_F_DIRECT;
+	ctx_open(&write_ctx, inode, src, flags, hint);
+}
+
+/* -EIOCBQUEUED: an async direct write that completes later */
+#define BHP_EIOCBQUEUED 529
+
+static __always_inline void write_exit(__u32 src, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_ctx *c = bpf_map_lookup_elem(&write_ctx, &id);
+	struct bhp_path_stats *ps;
+	__u64 lat;
+
+	if (!c || c->src != src)
+		return;
+	if (c->path < NR_PATHS) {
+		ps = pstats(c->path);
+		lat = bpf_ktime_get_ns() - c->ts;
+		if (!ps) {
+			/* unreachable: the array has NR_PATHS slots */
+		} else if (ret < 0 && ret != -BHP_EIOCBQUEUED) {
+			ps->write_errors++;
+		} else if (c->flags & CTX_F_DIRECT) {
+			ps->dio_calls++;
+			ps->dio_bytes += ret > 0 ? ret : 0;
+			hist_add(c->path, HIST_DIO_LAT, lat);
+		} else {
+			ps->write_calls++;
+			ps->write_bytes += ret;
+			hist_add(c->path, HIST_WRITE_LAT, lat);
+		}
+	}
+	bpf_map_delete_elem(&write_ctx, &id);
+}
+
+static __always_inline void ctx_close(void *map, __u32 src)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+
+	if (c && c->src == src)
+		bpf_map_delete_elem(map, &id);
+}
+
+static __always_inline struct file *iocb_file(struct kiocb *iocb)
+{
+	return BPF_CORE_READ(iocb, ki_filp);
+}
+
+static __always_inline struct file *gpw_file(void *arg0)
+{
+	if (gpw_takes_file)
+		return arg0;
+	return iocb_file(arg0);
+}
+
+/* ---- write calls: fentry/fexit and kprobe/kretprobe flavours ---- */
+
+#define WRITE_PROBE(name, func, src, file_of, hint)                        \
+	SEC("?fentry/" #func)                                              \
+	int BPF_PROG(fe_##name, void *arg0)                                \
+	{                                                                  \
+		write_enter(file_of(arg0), src, hint);                     \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?fexit/" #func)                                               \
+	int BPF_PROG(fx_##name)                                            \
+	{                                                                  \
+		__u64 ret = 0;                                             \
+		bpf_get_func_ret(ctx, &ret);                               \
+		write_exit(src, (long)ret);                                \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?kprobe/" #func)                                              \
+	int BPF_KPROBE(kp_##name, void *arg0)                              \
+	{                                                                  \
+		write_enter(file_of(arg0), src, hint);                     \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?kretprobe/" #func)                                           \
+	int BPF_KRETPROBE(kr_##name, long ret)                             \
+	{                                                                  \
+		write_exit(src, ret);                                      \
+		return 0;                                                  \
+	}
+
+WRITE_PROBE(blkdev_write, blkdev_write_iter, SRC_BLKDEV_WRITE, iocb_file,
+	    PATH_NONE)
+WRITE_PROBE(iomap_write, iomap_file_buffered_write, SRC_IOMAP_WRITE,
+	    iocb_file, PATH_IOMAP)
+WRITE_PROBE(generic_write, generic_perform_write, SRC_GENERIC_WRITE,
+	    gpw_file, PATH_NONE)
+
+/* ---- writeback context: do_writepages() covers every writeback ---- */
+
+static __always_inline void wb_enter(struct address_space *mapping)
+{
+	ctx_open(&wb_ctx, BPF_CORE_READ(mapping, host), SRC_DO_WRITEPAGES, 0,
+		 PATH_NONE);
+}
+
+SEC("?fentry/do_writepages")
+int BPF_PROG(fe_do_writepages, struct address_space *mapping)
+{
+	wb_enter(mapping);
+	return 0;
+}
+
+SEC("?fexit/do_writepages")
+int BPF_PROG(fx_do_writepages)
+{
+	ctx_close(&wb_ctx, SRC_DO_WRITEPAGES);
+	return 0;
+}
+
+SEC("?kprobe/do_writepages")
+int BPF_KPROBE(kp_do_writepages, struct address_space *mapping)
+{
+	wb_enter(mapping);
+	return 0;
+}
+
+SEC("?kretprobe/do_writepages")
+int BPF_KRETPROBE(kr_do_writepages)
+{
+	ctx_close(&wb_ctx, SRC_DO_WRITEPAGES);
+	return 0;
+}
+
+/* ---- timed writeback functions ---- */
+
+static __always_inline bool wb_inode_ok(struct inode *inode)
+{
+	__u32 dev = 0;
+
+	inode_path(inode, &dev);
+	return dev_ok(dev);
+}
+
+static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
+					__u32 pages)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_wb_entry e = {};
+
+	if (!tgid_ok(id) || !wb_inode_ok(inode))
+		return;
+	e.ts = bpf_ktime_get_ns();
+	e.wbc = wbc;
+	e.pages = pages;
+	if (wbc)
+		e.nr_to_write = BPF_CORE_READ((struct writeback_control *)wbc,
+					      nr_to_write);
+	if (bpf_map_update_elem(&wb_entry, &id, &e, BPF_ANY))
+		ctx_lost();
+}
+
+static __always_inline void wb_fn_exit(__u32 path)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_wb_entry *e = bpf_map_lookup_elem(&wb_entry, &id);
+	struct bhp_path_stats *ps = pstats(path);
+	long left;
+
+	if (!e)
+		return;
+	if (ps) {
+		ps->wb_calls++;
+		if (e->wbc) {
+			left = BPF_CORE_READ((struct writeback_control *)e->wbc,
+					     nr_to_write);
+			ps->wb_pages += e->nr_to_write > left ?
+						e->nr_to_write - left : 0;
+		} else {
+			ps->wb_pages += e->pages;
+		}
+		hist_add(path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
+	}
+	bpf_map_delete_elem(&wb_entry, &id);
+}
+
+/* block_write_full_folio(folio, wbc, get_block) and, before 6.8,
+ * block_write_full_page(page, get_block, wbc): one folio either way. */
+static __always_inline void bh_wb_enter(struct folio *folio)
+{
+	wb_fn_enter(BPF_CORE_READ(folio, mapping, host), 0,
+		    folio_pages(folio));
+}
+
+SEC("?fentry/block_write_full_folio")
+int BPF_PROG(fe_bh_writeback, struct folio *folio)
+{
+	bh_wb_enter(folio);
+	return 0;
+}
+
+SEC("?fexit/block_write_full_folio")
+int BPF_PROG(fx_bh_writeback)
+{
+	wb_fn_exit(PATH_BH);
+	return 0;
+}
+
+SEC("?kprobe/block_write_full_folio")
+int BPF_KPROBE(kp_bh_writeback, struct folio *folio)
+{
+	bh_wb_enter(folio);
+	return 0;
+}
+
+SEC("?kretprobe/block_write_full_folio")
+int BPF_KRETPROBE(kr_bh_writeback)
+{
+	wb_fn_exit(PATH_BH);
+	return 0;
+}
+
+/* iomap_writepages(mapping, wbc, wpc, ops); since 6.18 (wpc) alone */
+static __always_inline void iomap_wb_enter(void *arg0, void *arg1)
+{
+	struct writeback_control *wbc = arg1;
+	struct address_space *mapping = arg0;
+	struct inode *inode;
+
+	if (iomap_wp_wpc_only) {
+		wbc = BPF_CORE_READ(
+			(struct iomap_writepage_ctx___v618 *)arg0, wbc);
+		inode = BPF_CORE_READ(wbc, inode);
+	} else {
+		inode = BPF_CORE_READ(mapping, host);
+	}
+	wb_fn_enter(inode, (__u64)wbc, 0);
+}
+
+SEC("?fentry/iomap_writepages")
+int BPF_PROG(fe_iomap_writeback, void *arg0, void *arg1)
+{
+	iomap_wb_enter(arg0, arg1);
+	return 0;
+}
+
+SEC("?fexit/iomap_writepages")
+int BPF_PROG(fx_iomap_writeback)
+{
+	wb_fn_exit(PATH_IOMAP);
+	return 0;
+}
+
+SEC("?kprobe/iomap_writepages")
+int BPF_KPROBE(kp_iomap_writeback, void *arg0, void *arg1)
+{
+	iomap_wb_enter(arg0, arg1);
+	return 0;
+}
+
+SEC("?kretprobe/iomap_writepages")
+int BPF_KRETPROBE(kr_iomap_writeback)
+{
+	wb_fn_exit(PATH_IOMAP);
+	return 0;
+}
+
+/* ---- buffer_head allocations ---- */
+
+static __always_inline void bh_alloc_hit(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_global_stats *g = glob();
+	struct bhp_path_stats *ps;
+	struct bhp_ctx *c;
+	__u32 path = PATH_NONE;
+
+	if (!g)
+		return;
+	g->bh_alloc_total++;
+	c = bpf_map_lookup_elem(&write_ctx, &id);
+	if (!c)
+		c = bpf_map_lookup_elem(&wb_ctx, &id);
+	if (c)
+		path = c->path;
+	ps = path < NR_PATHS ? pstats(path) : NULL;
+	if (ps)
+		ps->bh_alloc++;
+	else
+		g->bh_alloc_none++;
+}
+
+SEC("?fentry/alloc_buffer_head")
+int BPF_PROG(fe_bh_alloc)
+{
+	bh_alloc_hit();
+	return 0;
+}
+
+SEC("?kprobe/alloc_buffer_head")
+int BPF_KPROBE(kp_bh_alloc)
+{
+	bh_alloc_hit();
+	return 0;
+}
+
+static __always_inline bool is_bh_cache(struct kmem_cache *s)
+{
+	char name[12] = {};
+	static const char want[12] = "buffer_head";
+
+	bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(s, name));
+	for (int i = 0; i < sizeof(name); i++)
+		if (name[i] != want[i])
+			return false;
+	return true;
+}
+
+SEC("?tp_btf/kmem_cache_alloc")
+int BPF_PROG(tp_bh_alloc, unsigned long call_site, const void *ptr,
+	     struct kmem_cache *s)
+{
+	if (!ptr)
+		return 0;
+	/* A text-range test is one compare; the name is the fallback for
+	 * hosts that hide kallsyms. */
+	if (bh_cs_hi) {
+		if (call_site < bh_cs_lo || call_site >= bh_cs_hi)
+			return 0;
+	} else if (!is_bh_cache(s)) {
+		return 0;
+	}
+	bh_alloc_hit();
+	return 0;
+}
+
+/* ---- tracepoint flavours of the write and writeback contexts ---- */
+
+/* write(2), pwrite64(2), writev(2), pwritev(2), pwritev2(2): fd first */
+SEC("?tracepoint/syscalls/sys_enter_write")
+int tp_write_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	write_enter(fd_to_file(ctx->args[0]), SRC_SYSCALL_WRITE, PATH_NONE);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_write")
+int tp_write_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	write_exit(SRC_SYSCALL_WRITE, ctx->ret);
+	return 0;
+}
+
+/* fsync, fdatasync, sync_file_range, syncfs and close (the last close
+ * of a block device writes it back): fd first */
+SEC("?tracepoint/syscalls/sys_enter_fsync")
+int tp_sync_fd_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct inode *inode = file_inode_of(fd_to_file(ctx->args[0]));
+
+	if (inode)
+		ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE);
+	return 0;
+}
+
+/* sync(2) and msync(2): no file, so bios are judged by their pages alone */
+SEC("?tracepoint/syscalls/sys_enter_sync")
+int tp_sync_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_fsync")
+int tp_sync_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	ctx_close(&wb_ctx, SRC_SYSCALL_SYNC);
+	return 0;
+}
+
+/* the flusher: __writeback_single_inode() start and end */
+SEC("?tp_btf/writeback_single_inode_start")
+int BPF_PROG(tp_flush_enter, struct inode *inode)
+{
+	ctx_open(&wb_ctx, inode, SRC_FLUSHER, 0, PATH_NONE);
+	return 0;
+}
+
+SEC("?tp_btf/writeback_single_inode")
+int BPF_PROG(tp_flush_exit)
+{
+	ctx_close(&wb_ctx, SRC_FLUSHER);
+	return 0;
+}
+
+/* iomap pages: one event per folio, iomap_writepage until 6.17 */
+static __always_inline void iomap_folio_seen(struct inode *inode, __u64 len)
+{
+	struct bhp_path_stats *ps;
+	__u32 dev = 0;
+
+	if (!tgid_ok(bpf_get_current_pid_tgid()))
+		return;
+	if (inode_path(inode, &dev) != PATH_IOMAP || !dev_ok(dev))
+		return;
+	ps = pstats(PATH_IOMAP);
+	if (ps)
+		ps->wb_pages += (len + (1ULL << page_shift) - 1) >> page_shift;
+}
+
+SEC("?tp_btf/iomap_writepage")
+int BPF_PROG(tp_iomap_folio, struct inode *inode, loff_t off, u64 len)
+{
+	iomap_folio_seen(inode, len);
+	return 0;
+}
+
+SEC("?tp_btf/iomap_writeback_folio")
+int BPF_PROG(tp_iomap_folio_new, struct inode *inode, loff_t off, u64 len)
+{
+	iomap_folio_seen(inode, len);
+	return 0;
+}
+
+/*
+ * bh pages: wbc_writepage fires once per folio the generic writeback loop
+ * hands out. Since 6.9 the folio sits in wbc->fbatch; before that, only
+ * the thread's writeback context says which inode it came from.
+ */
+SEC("?tp_btf/wbc_writepage")
+int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_path_stats *ps;
+	struct inode *inode = NULL;
+	struct folio *folio = NULL;
+	struct bhp_ctx *c;
+	__u32 dev = 0, i;
+
+	if (!tgid_ok(id))
+		return 0;
+	if (bpf_core_field_exists(wbc->fbatch)) {
+		i = BPF_CORE_READ(wbc, fbatch.i);
+		if (i < 1 || i > 31)
+			return 0;
+		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
+		inode = BPF_CORE_READ(folio, mapping, host);
+	} else {
+		c = bpf_map_lookup_elem(&wb_ctx, &id);
+		if (c)
+			inode = (struct inode *)c->inode;
+	}
+	if (!inode)
+		return 0;
+	if ((BPF_CORE_READ(inode, i_mode) & BHP_S_IFMT) != BHP_S_IFBLK)
+		return 0;
+	if (inode_path(inode, &dev) != PATH_BH || !dev_ok(dev))
+		return 0;
+	ps = pstats(PATH_BH);
+	if (ps)
+		ps->wb_pages += folio ? folio_pages(folio) : 1;
+	return 0;
+}
+
+/* ---- bios: the block_bio_queue tracepoint in every mode ---- */
+
+static __always_inline __u32 bio_path(struct bio *bio)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_ctx *w = bpf_map_lookup_elem(&write_ctx, &id);
+	struct inode *owner;
+	__u32 dev = 0;
+
+	if (w && (w->flags & CTX_F_DIRECT))
+		return w->path;
+	if (!w && !bpf_map_lookup_elem(&wb_ctx, &id))
+		return PATH_NONE;
+	owner = bio_owner(bio);
+	if (!owner)
+		return PATH_NONE;
+	return inode_path(owner, &dev);
+}
+
+static __always_inline void dev_account(__u32 dev, __u32 path, __u64 size)
+{
+	struct bhp_dev_key key = { .dev = dev, .path = path };
+	struct bhp_dev_stats *ds, zero = {};
+	__u32 slot = bhp_log2(size);
+
+	ds = bpf_map_lookup_elem(&dev_stats, &key);
+	if (!ds) {
+		bpf_map_update_elem(&dev_stats, &key, &zero, BPF_NOEXIST);
+		ds = bpf_map_lookup_elem(&dev_stats, &key);
+		if (!ds)
+			return;
+	}
+	ds->bios++;
+	ds->bytes += size;
+	if (slot < DEV_SIZE_SLOTS)
+		ds->size_log2[slot]++;
+}
+
+SEC("?tp_btf/block_bio_queue")
+int BPF_PROG(tp_bio_queue, struct bio *bio)
+{
+	struct bhp_global_stats *g;
+	struct bhp_path_stats *ps;
+	__u32 dev, size, path;
+
+	if ((BPF_CORE_READ(bio, bi_opf) & 0xff) != REQ_OP_WRITE)
+		return 0;
+	size = BPF_CORE_READ(bio, bi_iter.bi_size);
+	if (!size)
+		return 0;
+	dev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	if (!dev_ok(dev))
+		return 0;
+	g = glob();
+	if (g) {
+		g->bio_count++;
+		g->bio_bytes += size;
+	}
+	path = bio_path(bio);
+	dev_account(dev, path, size);
+	ps = path < NR_PATHS ? pstats(path) : NULL;
+	if (!ps)
+		return 0;
+	ps->bio_count++;
+	ps->bio_bytes += size;
+	hist_add(path, HIST_BIO_SIZE, size);
+	return 0;
+}

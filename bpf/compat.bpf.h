@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CO-RE helpers for the structures that changed between 6.1 and 6.18.
+ * vmlinux.h is generated from a 6.18 kernel; the ___flavour structs below
+ * describe older layouts so that one object loads everywhere.
+ */
+#ifndef BHPROF_COMPAT_BPF_H
+#define BHPROF_COMPAT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include "bhprof.h"
+
+/* folio->flags was a plain unsigned long before memdesc_flags_t (6.18). */
+struct folio___ulflags {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+/* 6.1 kept the order in its own byte; 6.6+ in the low byte of _flags_1. */
+struct folio___v61 {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+/* 5.x generic_perform_write() took (file, iov_iter, pos), 6.0+ a kiocb. */
+
+/* 6.18 iomap_writepages() takes only the context, which carries the wbc. */
+struct iomap_writepage_ctx___v618 {
+	struct writeback_control *wbc;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned long folio_flags(struct folio *folio)
+{
+	if (bpf_core_field_exists(((struct folio___ulflags *)0)->flags))
+		return BPF_CORE_READ((struct folio___ulflags *)folio, flags);
+	return BPF_CORE_READ(folio, flags.f);
+}
+
+/* folio_nr_pages() for every layout; a plain page counts as one. */
+static __always_inline __u32 folio_pages(struct folio *folio)
+{
+	unsigned long head = 1UL << bpf_core_enum_value(enum pageflags, PG_head);
+	__u32 order;
+
+	if (!(folio_flags(folio) & head))
+		return 1;
+	if (bpf_core_field_exists(((struct folio___v61 *)0)->_folio_order))
+		order = BPF_CORE_READ((struct folio___v61 *)folio, _folio_order);
+	else
+		order = BPF_CORE_READ(folio, _flags_1) & 0xff;
+	return 1U << (order & 31);
+}
+
+/*
+ * The inode whose page cache holds the first page of a bio, or NULL for
+ * anonymous, slab or driver memory (O_DIRECT user buffers, XFS log,
+ * journal copies). Tail pages point to their head through compound_head.
+ */
+static __always_inline struct inode *bio_owner(struct bio *bio)
+{
+	struct bio_vec *bv = BPF_CORE_READ(bio, bi_io_vec);
+	struct page *pg;
+	unsigned long head, mapping;
+
+	if (!bv)
+		return NULL;
+	pg = BPF_CORE_READ(bv, bv_page);
+	if (!pg)
+		return NULL;
+	head = BPF_CORE_READ(pg, compound_head);
+	if (head & 1)
+		pg = (struct page *)(head - 1);
+	mapping = (unsigned long)BPF_CORE_READ(pg, mapping);
+	/* low bits tag anon, movable and KSM mappings */
+	if (!mapping || (mapping & 3))
+		return NULL;
+	return BPF_CORE_READ((struct address_space *)mapping, host);
+}
+
+static __always_inline struct file *fd_to_file(unsigned long fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
+	unsigned int max = BPF_CORE_READ(task, files, fdt, max_fds);
+	struct file *file = NULL;
+
+	if (!fds || fd >= max)
+		return NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
+#endif /* BHPROF_COMPAT_BPF_H */

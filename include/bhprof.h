@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Layouts shared by bpf/bhprof.bpf.c and the userspace loader: path ids,
+ * map keys and values, and the log-linear histogram bucket layout.
+ *
+ * Everything the kernel side keeps is cumulative; userspace takes the
+ * difference of two reads, so no event is lost between intervals.
+ */
+#ifndef BHPROF_H
+#define BHPROF_H
+
+#ifndef __BPF__
+#include <stdint.h>
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+typedef uint64_t bhp_u64;
+typedef uint32_t bhp_u32;
+#else
+typedef __u64 bhp_u64;
+typedef __u32 bhp_u32;
+#endif
+
+/* The two write paths. An inode belongs to exactly one. */
+enum bhp_path {
+	PATH_BH = 0,
+	PATH_IOMAP = 1,
+	NR_PATHS = 2,
+	/* bios and allocations that no path context claims */
+	PATH_NONE = 2,
+};
+
+/* Histograms kept per path. */
+enum bhp_hist_kind {
+	HIST_WRITE_LAT = 0,	/* buffered write call latency, ns */
+	HIST_DIO_LAT = 1,	/* O_DIRECT write call latency, ns */
+	HIST_WB_LAT = 2,	/* writeback function latency, ns */
+	HIST_BIO_SIZE = 3,	/* bytes per bio */
+	NR_HIST_KINDS = 4,
+};
+
+#define NR_HISTS (NR_PATHS * NR_HIST_KINDS)
+#define HIST_ID(path, kind) ((path) * NR_HIST_KINDS + (kind))
+
+/*
+ * Log-linear buckets (HdrHistogram-style): values below 2^SUB_BITS are
+ * exact, above that each power of two is cut into 2^SUB_BITS buckets.
+ * With 5 sub-bits a bucket is at most 1/32 of its lower bound wide, so a
+ * percentile read at the bucket midpoint is within 1.6% of the truth.
+ * 1152 buckets reach 2^40 (18 minutes in ns, 1 TiB in bytes); larger
+ * values land in the last bucket.
+ */
+#define HIST_SUB_BITS 5
+#define HIST_SUB (1u << HIST_SUB_BITS)
+#define HIST_MAX_MSB 39
+#define HIST_BUCKETS ((HIST_MAX_MSB - HIST_SUB_BITS + 2) * HIST_SUB)
+
+struct bhp_hist {
+	bhp_u64 b[HIST_BUCKETS];
+};
+
+/* Per-path counters, a per-CPU array indexed by enum bhp_path. */
+struct bhp_path_stats {
+	bhp_u64 write_calls;	/* buffered write calls that returned */
+	bhp_u64 write_bytes;
+	bhp_u64 dio_calls;	/* O_DIRECT write calls */
+	bhp_u64 dio_bytes;
+	bhp_u64 write_errors;	/* calls that returned < 0 */
+	bhp_u64 wb_calls;	/* writeback function calls */
+	bhp_u64 wb_pages;	/* pages handed to writeback */
+	bhp_u64 bio_count;	/* write bios attributed to the path */
+	bhp_u64 bio_bytes;
+	bhp_u64 bh_alloc;	/* buffer_heads allocated in path context */
+};
+
+/* Whole-run counters, a per-CPU array with one entry. */
+struct bhp_global_stats {
+	bhp_u64 bh_alloc_total;	/* every buffer_head allocation */
+	bhp_u64 bh_alloc_none;	/* ... outside any path context */
+	bhp_u64 bio_count;	/* every write bio on a watched device */
+	bhp_u64 bio_bytes;
+	bhp_u64 ctx_lost;	/* context map full: events not attributed */
+};
+
+/* Per-device bios: per-CPU hash keyed by device and path. */
+#define DEV_SIZE_SLOTS 48	/* log2 buckets of bio bytes */
+#define MAX_DEVSTATS 1024
+
+struct bhp_dev_key {
+	bhp_u32 dev;	/* kernel dev_t: major << 20 | minor */
+	bhp_u32 path;	/* enum bhp_path, PATH_NONE for unattributed */
+};
+
+struct bhp_dev_stats {
+	bhp_u64 bios;
+	bhp_u64 bytes;
+	bhp_u64 size_log2[DEV_SIZE_SLOTS];
+};
+
+#define KDEV_MAJOR(d) ((d) >> 20)
+#define KDEV_MINOR(d) ((d) & ((1u << 20) - 1))
+#define KDEV_MKDEV(ma, mi) (((ma) << 20) | (mi))
+
+/* Who opened a per-thread context: a write call or a writeback pass. */
+enum bhp_ctx_src {
+	SRC_BLKDEV_WRITE = 1,
+	SRC_IOMAP_WRITE,
+	SRC_GENERIC_WRITE,
+	SRC_SYSCALL_WRITE,
+	SRC_DO_WRITEPAGES,
+	SRC_SYSCALL_SYNC,
+	SRC_FLUSHER,
+};
+
+#define CTX_F_DIRECT 0x1
+#define CTX_F_NOPATH 0x2	/* inode belongs to no path (tmpfs, ...) */
+
+struct bhp_ctx {
+	bhp_u64 ts;
+	bhp_u64 inode;	/* struct inode *, 0 for sync(2) */
+	bhp_u32 src;	/* enum bhp_ctx_src */
+	bhp_u32 path;	/* enum bhp_path of the inode, PATH_NONE if unknown */
+	bhp_u32 flags;
+	bhp_u32 dev;
+};
+
+/* Entry state of a timed writeback function, keyed by thread. */
+struct bhp_wb_entry {
+	bhp_u64 ts;
+	bhp_u64 wbc;
+	long nr_to_write;
+	bhp_u32 pages;
+	bhp_u32 pad;
+};
+
+#define MAX_THREADS 16384
+#define MAX_FS_TYPES 64
+
+/* Linux's S_IFMT values; vmlinux.h carries no macros. */
+#define BHP_S_IFMT 0170000
+#define BHP_S_IFBLK 0060000
+#define BHP_S_IFREG 0100000
+#define BHP_O_DIRECT 040000
+
+#endif /* BHPROF_H */

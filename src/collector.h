@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live source of snapshots: resolves every logical probe on the
+ * running kernel, loads the BPF object with the winning flavours, attaches
+ * them and reads the maps.
+ */
+#ifndef BHPROF_COLLECTOR_H
+#define BHPROF_COLLECTOR_H
+
+#include <stdbool.h>
+#include "snapshot.h"
+
+struct collector_opts {
+	enum attach_mode mode;	/* MODE_AUTO unless --attach */
+	uint32_t nr_filter_devs;
+	uint32_t filter_devs[MAX_FILTER_DEVS];
+	uint32_t filter_pid;
+	bool verbose;		/* libbpf debug output */
+};
+
+struct collector;
+
+/*
+ * Fills info (kernel facts, probe states) and starts collecting.
+ * On failure prints one line on stderr and returns a negative errno.
+ */
+int collector_open(const struct collector_opts *o, struct run_info *info,
+		   struct collector **out);
+int collector_read(struct collector *c, struct snapshot *s);
+void collector_close(struct collector *c);
+
+/* Kernel facts alone (release, BTF, CONFIG_BUFFER_HEAD), no BPF. */
+void kernel_facts(struct run_info *info);
+
+#endif /* BHPROF_COLLECTOR_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* A small streaming JSON writer in the spirit of bpftool's json_writer. */
+#ifndef BHPROF_JSON_H
+#define BHPROF_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 32
+
+struct json {
+	FILE *f;
+	int depth;
+	bool pretty;
+	bool need_comma[JSON_MAX_DEPTH];
+};
+
+void json_init(struct json *j, FILE *f, bool pretty);
+/* key is NULL at the root and inside arrays */
+void json_obj_open(struct json *j, const char *key);
+void json_obj_close(struct json *j);
+void json_arr_open(struct json *j, const char *key);
+void json_arr_close(struct json *j);
+void json_u64(struct json *j, const char *key, uint64_t v);
+void json_i64(struct json *j, const char *key, int64_t v);
+void json_double(struct json *j, const char *key, double v);
+void json_str(struct json *j, const char *key, const char *v);
+void json_bool(struct json *j, const char *key, bool v);
+void json_null(struct json *j, const char *key);
+/* ends the document with a newline */
+void json_end(struct json *j);
+
+#endif /* BHPROF_JSON_H */

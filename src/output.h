@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Text and JSON renderings of a summary, shared by stat and report. */
+#ifndef BHPROF_OUTPUT_H
+#define BHPROF_OUTPUT_H
+
+#include <stdio.h>
+#include "json.h"
+#include "summary.h"
+
+/* Members of the top-level JSON object (kernel, attach, probes, paths,
+ * devices, ...); the caller opens and closes the object so it can add
+ * its own members (intervals, command). */
+void summary_json_fields(struct json *j, const struct run_info *info,
+			 const struct summary *s);
+/* One path's metrics as a JSON object named key. */
+void path_json(struct json *j, const char *key, const struct path_summary *p,
+	       const struct run_info *info, unsigned int path);
+void summary_text(FILE *f, const struct run_info *info,
+		  const struct summary *s);
+/* "12.3 MiB", "4.0 KiB" */
+const char *fmt_bytes(char *buf, size_t len, double bytes);
+/* "1.25 ms", "830 ns" */
+const char *fmt_ns(char *buf, size_t len, double ns);
+/* "7:0" */
+const char *fmt_dev(char *buf, size_t len, uint32_t dev);
+
+#endif /* BHPROF_OUTPUT_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one thing that flows through bhprof: a cumulative snapshot of every
+ * counter and histogram, taken live from the BPF maps or read back from a
+ * record file. Consumers (stat, top, record, report, diff) only ever see
+ * pairs of snapshots and the run metadata.
+ */
+#ifndef BHPROF_SNAPSHOT_H
+#define BHPROF_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "bhprof.h"
+
+#define MAX_SNAP_DEVS 64
+
+struct dev_row {
+	uint32_t dev;	/* kernel dev_t, major << 20 | minor */
+	uint32_t path;	/* enum bhp_path or PATH_NONE */
+	struct bhp_dev_stats s;
+};
+
+struct snapshot {
+	uint64_t ts_ns;	/* CLOCK_MONOTONIC when read */
+	struct bhp_path_stats paths[NR_PATHS];
+	struct bhp_global_stats glob;
+	struct bhp_hist hists[NR_HISTS];
+	uint32_t nr_devs;
+	struct dev_row devs[MAX_SNAP_DEVS];
+};
+
+/* Logical probes; each resolves to one attach mode on a given kernel. */
+enum probe_id {
+	PROBE_WRITE_BLKDEV,	/* blkdev_write_iter */
+	PROBE_WRITE_IOMAP,	/* iomap_file_buffered_write */
+	PROBE_WRITE_GENERIC,	/* generic_perform_write */
+	PROBE_WB_BH,		/* block_write_full_folio / _page */
+	PROBE_WB_IOMAP,		/* iomap_writepages */
+	PROBE_WB_CTX,		/* do_writepages */
+	PROBE_BH_ALLOC,		/* alloc_buffer_head */
+	PROBE_BIO,		/* block_bio_queue */
+	NR_PROBES,
+};
+
+enum attach_mode {
+	MODE_NONE = 0,	/* absent from this kernel, or not attached */
+	MODE_FENTRY,
+	MODE_KPROBE,
+	MODE_TRACEPOINT,
+	MODE_AUTO,	/* only as a request */
+};
+
+struct probe_state {
+	enum attach_mode mode;
+	bool absent;		/* the kernel has no such function */
+	char func[64];		/* name resolved on this kernel */
+	char detail[96];	/* why absent / failed, or the tracepoint used */
+};
+
+#define MAX_FILTER_DEVS 16
+#define MAX_ARGV_TEXT 1024
+
+/* What a run is: written once at the head of a record file. */
+struct run_info {
+	char version[32];
+	char release[65];
+	int buffer_head;	/* 1 y, 0 n, -1 unknown */
+	bool btf;
+	char hostname[65];
+	uint64_t start_realtime_ns;
+	uint64_t interval_ms;
+	uint32_t nr_filter_devs;
+	uint32_t filter_devs[MAX_FILTER_DEVS];
+	uint32_t filter_pid;
+	char cmdline[MAX_ARGV_TEXT];	/* bhprof's own argv, space-joined */
+	struct probe_state probes[NR_PROBES];
+};
+
+const char *probe_name(enum probe_id id);
+const char *mode_name(enum attach_mode m);
+int mode_parse(const char *s, enum attach_mode *m);
+const char *path_name(unsigned int path);
+
+/* b - a, counter by counter; b must be the later snapshot. */
+void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
+		    struct snapshot *out);
+void snapshot_add(struct snapshot *acc, const struct snapshot *d);
+
+#endif /* BHPROF_SNAPSHOT_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The per-path summary of a run, computed by one function from two
+ * snapshots. stat, top, report and diff all print this structure.
+ */
+#ifndef BHPROF_SUMMARY_H
+#define BHPROF_SUMMARY_H
+
+#include <stdio.h>
+#include "snapshot.h"
+
+struct dist {
+	uint64_t count;
+	double mean;
+	uint64_t p50, p90, p99, max;
+};
+
+struct path_summary {
+	struct bhp_path_stats c;	/* counters over the window */
+	struct dist write_lat;		/* ns */
+	struct dist dio_lat;		/* ns */
+	struct dist wb_lat;		/* ns */
+	struct dist bio_size;		/* bytes */
+	double write_mbps;		/* MiB/s written by calls */
+	double bio_mbps;		/* MiB/s submitted as bios */
+	double write_calls_ps, bios_ps, pages_ps, bh_alloc_ps;
+	double bh_per_mib;		/* bh allocations per MiB written */
+	double mean_bio;		/* bytes */
+};
+
+struct dev_summary {
+	uint32_t dev;
+	char name[32];
+	uint64_t bios, bytes;		/* all paths */
+	uint64_t path_bios[NR_PATHS + 1], path_bytes[NR_PATHS + 1];
+	uint32_t main_path;		/* path with most bytes */
+	double mbps, bios_ps, mean_bio;
+	uint64_t size_p50, size_p99;	/* from log2 buckets: upper edge */
+};
+
+struct summary {
+	double secs;
+	struct path_summary path[NR_PATHS];
+	struct bhp_global_stats glob;
+	uint32_t nr_devs;
+	struct dev_summary devs[MAX_SNAP_DEVS];
+};
+
+/* Summary of the window (a, b]; a may be NULL for "since zero". */
+void summarize(const struct snapshot *a, const struct snapshot *b,
+	       struct summary *out);
+
+/* percentile p (0..100) of a log-linear histogram, at bucket midpoint */
+uint64_t hist_percentile(const struct bhp_hist *h, double p);
+uint64_t hist_count(const struct bhp_hist *h);
+uint64_t hist_max(const struct bhp_hist *h);
+double hist_mean(const struct bhp_hist *h);
+uint64_t hist_bucket_low(unsigned int idx);
+uint64_t hist_bucket_width(unsigned int idx);
+void dist_of(const struct bhp_hist *h, struct dist *d);
+
+#endif /* BHPROF_SUMMARY_H */
