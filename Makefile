@@ -36,7 +36,7 @@ $(BPF_OBJ): bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/vmlinux.h | $(OUTPU
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(SKEL): $(BPF_OBJ)
-	$(BPFTOOL) gen skeleton $< name bhprof > $@
+	$(BPFTOOL) gen skeleton $< name bhprof_bpf > $@
 
 $(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -372,15 +372,16 @@ static __always_inline void wb_fn_exit(__u32 path)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_wb_entry *e = bpf_map_lookup_elem(&wb_entry, &id);
 	struct bhp_path_stats *ps = pstats(path);
+	struct writeback_control *wbc;
 	long left;
 
 	if (!e)
 		return;
 	if (ps) {
 		ps->wb_calls++;
-		if (e->wbc) {
-			left = BPF_CORE_READ((struct writeback_control *)e->wbc,
-					     nr_to_write);
+		wbc = (struct writeback_control *)e->wbc;
+		if (wbc) {
+			left = BPF_CORE_READ(wbc, nr_to_write);
 			ps->wb_pages += e->nr_to_write > left ?
 						e->nr_to_write - left : 0;
 		} else {

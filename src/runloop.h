@@ -13,6 +13,7 @@
 
 struct run_opts {
 	double interval;	/* seconds, -i */
+	bool interval_set;	/* -i given, not the default */
 	double duration;	/* seconds, --duration; 0 = until stopped */
 	bool json;		/* --json */
 	bool plain;		/* --plain (top) */
@@ -37,6 +38,9 @@ struct run_state {
 	int child_status;	/* wait status once reaped */
 	bool child_done;
 	double elapsed;		/* seconds since start */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at attach */
+	/* taken right after attach, before the command starts */
+	struct snapshot *first;
 };
 
 /* set by SIGINT/SIGTERM (and SIGHUP); every loop polls it */

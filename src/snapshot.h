@@ -54,7 +54,7 @@ struct probe_state {
 	enum attach_mode mode;
 	bool absent;		/* the kernel has no such function */
 	char func[64];		/* name resolved on this kernel */
-	char detail[96];	/* why absent / failed, or the tracepoint used */
+	char detail[256];	/* why absent / failed, or the tracepoint used */
 };
 
 #define MAX_FILTER_DEVS 16

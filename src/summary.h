@@ -26,6 +26,7 @@ struct path_summary {
 	double write_calls_ps, bios_ps, pages_ps, bh_alloc_ps;
 	double bh_per_mib;		/* bh allocations per MiB written */
 	double mean_bio;		/* bytes */
+	struct bhp_hist hist[NR_HIST_KINDS];	/* the window's histograms */
 };
 
 struct dev_summary {
@@ -50,13 +51,18 @@ struct summary {
 void summarize(const struct snapshot *a, const struct snapshot *b,
 	       struct summary *out);
 
-/* percentile p (0..100) of a log-linear histogram, at bucket midpoint */
-uint64_t hist_percentile(const struct bhp_hist *h, double p);
+/* how a bucket stands for its values: its middle (latency) or its lower
+ * bound (sizes, which are multiples of 512 and land on bounds exactly) */
+enum hist_est { EST_MID, EST_LOW };
+
+/* nearest-rank percentile p (0..100) of a log-linear histogram */
+uint64_t hist_percentile(const struct bhp_hist *h, double p,
+			 enum hist_est est);
 uint64_t hist_count(const struct bhp_hist *h);
-uint64_t hist_max(const struct bhp_hist *h);
-double hist_mean(const struct bhp_hist *h);
+uint64_t hist_max(const struct bhp_hist *h, enum hist_est est);
+double hist_mean(const struct bhp_hist *h, enum hist_est est);
 uint64_t hist_bucket_low(unsigned int idx);
 uint64_t hist_bucket_width(unsigned int idx);
-void dist_of(const struct bhp_hist *h, struct dist *d);
+void dist_of(const struct bhp_hist *h, struct dist *d, enum hist_est est);
 
 #endif /* BHPROF_SUMMARY_H */

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "kernel.h"
+#include "bhprof.skel.h"
+
+/* Candidate functions, newest name first. */
+static const char *const candidates[NR_PROBES][3] = {
+	[PROBE_WRITE_BLKDEV] = { "blkdev_write_iter" },
+	[PROBE_WRITE_IOMAP] = { "iomap_file_buffered_write" },
+	[PROBE_WRITE_GENERIC] = { "generic_perform_write" },
+	/* renamed by the folio conversion in 6.8 */
+	[PROBE_WB_BH] = { "block_write_full_folio", "block_write_full_page" },
+	[PROBE_WB_IOMAP] = { "iomap_writepages" },
+	[PROBE_WB_CTX] = { "do_writepages" },
+	[PROBE_BH_ALLOC] = { "alloc_buffer_head" },
+	[PROBE_BIO] = { "block_bio_queue" },
+};
+
+static const enum probe_group groups[NR_PROBES] = {
+	[PROBE_WRITE_BLKDEV] = GROUP_WRITE,
+	[PROBE_WRITE_IOMAP] = GROUP_WRITE,
+	[PROBE_WRITE_GENERIC] = GROUP_WRITE,
+	[PROBE_WB_BH] = GROUP_WB,
+	[PROBE_WB_IOMAP] = GROUP_WB,
+	[PROBE_WB_CTX] = GROUP_WB,
+	[PROBE_BH_ALLOC] = GROUP_BH,
+	[PROBE_BIO] = GROUP_BIO,
+};
+
+/* The syscalls that stand in for write calls and writeback passes. */
+static const char *const write_syscalls[] = {
+	"write", "pwrite64", "writev", "pwritev", "pwritev2",
+};
+static const char *const sync_fd_syscalls[] = {
+	"fsync", "fdatasync", "sync_file_range", "syncfs", "close",
+};
+static const char *const sync_syscalls[] = { "sync", "msync" };
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+enum probe_group probe_group_of(enum probe_id id)
+{
+	return groups[id];
+}
+
+bool caps_ok(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	uint64_t eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = data[0].effective | ((uint64_t)data[1].effective << 32);
+	if (eff & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	/* CAP_BPF (39) and CAP_PERFMON (38), which older headers lack */
+	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));
+}
+
+struct progs {
+	struct bpf_program *fe, *fx, *kp, *kr;
+};
+
+static struct progs probe_progs(struct bhprof_bpf *s, enum probe_id id)
+{
+	struct progs p = {};
+
+	switch (id) {
+	case PROBE_WRITE_BLKDEV:
+		p = (struct progs){ s->progs.fe_blkdev_write,
+				    s->progs.fx_blkdev_write,
+				    s->progs.kp_blkdev_write,
+				    s->progs.kr_blkdev_write };
+		break;
+	case PROBE_WRITE_IOMAP:
+		p = (struct progs){ s->progs.fe_iomap_write,
+				    s->progs.fx_iomap_write,
+				    s->progs.kp_iomap_write,
+				    s->progs.kr_iomap_write };
+		break;
+	case PROBE_WRITE_GENERIC:
+		p = (struct progs){ s->progs.fe_generic_write,
+				    s->progs.fx_generic_write,
+				    s->progs.kp_generic_write,
+				    s->progs.kr_generic_write };
+		break;
+	case PROBE_WB_BH:
+		p = (struct progs){ s->progs.fe_bh_writeback,
+				    s->progs.fx_bh_writeback,
+				    s->progs.kp_bh_writeback,
+				    s->progs.kr_bh_writeback };
+		break;
+	case PROBE_WB_IOMAP:
+		p = (struct progs){ s->progs.fe_iomap_writeback,
+				    s->progs.fx_iomap_writeback,
+				    s->progs.kp_iomap_writeback,
+				    s->progs.kr_iomap_writeback };
+		break;
+	case PROBE_WB_CTX:
+		p = (struct progs){ s->progs.fe_do_writepages,
+				    s->progs.fx_do_writepages,
+				    s->progs.kp_do_writepages,
+				    s->progs.kr_do_writepages };
+		break;
+	case PROBE_BH_ALLOC:
+		p = (struct progs){ s->progs.fe_bh_alloc, NULL,
+				    s->progs.kp_bh_alloc, NULL };
+		break;
+	default:
+		break;
+	}
+	return p;
+}
+
+/* Load and attach a two-instruction fentry program: the only test that
+ * catches lockdown, missing trampolines and notrace functions alike. */
+static int fentry_try(int btf_id)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id);
+	int prog, link, err;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "bhprof_try", "GPL", insns,
+			     ARRAY_LEN(insns), &opts);
+	if (prog < 0)
+		return -errno;
+	link = bpf_raw_tracepoint_open(NULL, prog);
+	err = link < 0 ? -errno : 0;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return err;
+}
+
+static void resolve(struct attach_plan *p, const struct btf *btf,
+		    const struct ksyms *ks)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		p->absent[id] = true;
+		for (int c = 0; c < 3 && candidates[id][c]; c++) {
+			const char *name = candidates[id][c];
+			const char *sym = ksyms_func(ks, name);
+			bool found = id == PROBE_BIO ?
+					     btf_has_tracepoint(btf, name) :
+					     btf_has_func(btf, name) || sym;
+
+			if (!found)
+				continue;
+			p->absent[id] = false;
+			snprintf(p->func[id], sizeof(p->func[id]), "%s", name);
+			snprintf(p->ksym[id], sizeof(p->ksym[id]), "%s",
+				 sym ? sym : name);
+			break;
+		}
+		if (p->absent[id])
+			snprintf(p->func[id], sizeof(p->func[id]), "%s",
+				 candidates[id][0]);
+	}
+}
+
+static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
+			    enum probe_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		int bid, err;
+
+		if (groups[id] != g || p->absent[id])
+			continue;
+		bid = btf_func_id(btf, p->func[id]);
+		if (bid <= 0) {
+			snprintf(p->why[g], sizeof(p->why[g]),
+				 "fentry: %s has no BTF", p->func[id]);
+			return false;
+		}
+		err = fentry_try(bid);
+		if (err) {
+			snprintf(p->why[g], sizeof(p->why[g]),
+				 "fentry on %s: %s", p->func[id],
+				 strerror(-err));
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool group_present(const struct attach_plan *p, enum probe_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++)
+		if (groups[id] == g && !p->absent[id])
+			return true;
+	return false;
+}
+
+static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
+{
+	bool classic = tracefs_ensure() == 0;
+
+	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
+	p->tp_ok[GROUP_WRITE] = classic;
+	p->tp_ok[GROUP_WB] = classic &&
+			     btf_has_tracepoint(btf, "writeback_single_inode") &&
+			     btf_has_tracepoint(btf, "wbc_writepage");
+	p->tp_ok[GROUP_BH] = btf_has_tracepoint(btf, "kmem_cache_alloc");
+	p->tp_ok[GROUP_BIO] = !p->absent[PROBE_BIO];
+}
+
+static const char *const group_names[NR_GROUPS] = {
+	"write", "writeback", "bh_alloc", "bio",
+};
+
+static int choose(struct attach_plan *p, const struct btf *btf,
+		  enum probe_group g)
+{
+	enum attach_mode r = p->request;
+
+	if (g == GROUP_BIO || !group_present(p, g)) {
+		p->group_mode[g] = g == GROUP_BIO ? MODE_TRACEPOINT : MODE_NONE;
+		return 0;
+	}
+	if ((r == MODE_AUTO || r == MODE_FENTRY) &&
+	    group_fentry_ok(p, btf, g)) {
+		p->group_mode[g] = MODE_FENTRY;
+		return 0;
+	}
+	if (r == MODE_FENTRY) {
+		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
+		return -EOPNOTSUPP;
+	}
+	if (r == MODE_TRACEPOINT || (r == MODE_AUTO && !btf)) {
+		p->group_mode[g] = MODE_TRACEPOINT;
+	} else {
+		/* kprobes are only known to work once attached */
+		p->group_mode[g] = MODE_KPROBE;
+	}
+	if (p->group_mode[g] == MODE_TRACEPOINT && !p->tp_ok[g]) {
+		fprintf(stderr, "bhprof: no tracepoints for the %s probes on "
+			"this kernel (is tracefs available?)\n", group_names[g]);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void plan_flags(struct attach_plan *p, const struct btf *btf,
+		       const struct ksyms *ks)
+{
+	p->kernel_has_bh = !p->absent[PROBE_BH_ALLOC];
+	p->iomap_wp_wpc_only = btf_func_nr_params(btf, "iomap_writepages") == 1;
+	p->gpw_takes_file = btf_func_param0_is(btf, "generic_perform_write",
+					       "file");
+	p->bh_cs_lo = ksyms_addr(ks, "alloc_buffer_head", &p->bh_cs_hi);
+	if (!p->bh_cs_lo)
+		p->bh_cs_hi = 0;
+}
+
+int attach_plan_make(struct attach_plan *p, enum attach_mode request,
+		     struct run_info *info)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct ksyms *ks = ksyms_load();
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->request = request;
+	if (libbpf_get_error(btf))
+		btf = NULL;
+	resolve(p, btf, ks);
+	plan_flags(p, btf, ks);
+	tracepoints_probe(p, btf);
+	for (int g = 0; g < NR_GROUPS && !err; g++)
+		err = choose(p, btf, g);
+	for (int id = 0; id < NR_PROBES; id++) {
+		info->probes[id].absent = p->absent[id];
+		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
+			 "%s", p->func[id]);
+	}
+	btf__free(btf);
+	ksyms_free(ks);
+	return err;
+}
+
+static void autoload(struct bpf_program *prog, bool on)
+{
+	if (prog)
+		bpf_program__set_autoload(prog, on);
+}
+
+static void autoload_tracepoints(struct attach_plan *p,
+				 struct bhprof_bpf *s, enum probe_group g)
+{
+	switch (g) {
+	case GROUP_WRITE:
+		autoload(s->progs.tp_write_enter, true);
+		autoload(s->progs.tp_write_exit, true);
+		break;
+	case GROUP_WB:
+		autoload(s->progs.tp_sync_fd_enter, true);
+		autoload(s->progs.tp_sync_enter, true);
+		autoload(s->progs.tp_sync_exit, true);
+		autoload(s->progs.tp_flush_enter, true);
+		autoload(s->progs.tp_flush_exit, true);
+		if (!p->absent[PROBE_WB_IOMAP])
+			autoload(p->iomap_tp_new ? s->progs.tp_iomap_folio_new :
+						   s->progs.tp_iomap_folio,
+				 true);
+		autoload(s->progs.tp_bh_folio, !p->absent[PROBE_WB_BH]);
+		break;
+	case GROUP_BH:
+		autoload(s->progs.tp_bh_alloc, true);
+		break;
+	default:
+		break;
+	}
+}
+
+void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	autoload(s->progs.tp_bio_queue, true);
+	for (int id = 0; id < NR_PROBES; id++) {
+		enum attach_mode m = p->group_mode[groups[id]];
+		struct progs pr = probe_progs(s, id);
+
+		if (p->absent[id] || id == PROBE_BIO)
+			continue;
+		if (m == MODE_FENTRY) {
+			autoload(pr.fe, true);
+			autoload(pr.fx, true);
+			/* the program is named after the newest function */
+			bpf_program__set_attach_target(pr.fe, 0, p->func[id]);
+			if (pr.fx)
+				bpf_program__set_attach_target(pr.fx, 0,
+							       p->func[id]);
+		} else if (m == MODE_KPROBE) {
+			autoload(pr.kp, true);
+			autoload(pr.kr, true);
+		}
+	}
+	for (int g = 0; g < NR_GROUPS; g++) {
+		enum attach_mode m = p->group_mode[g];
+
+		/* under auto, a kprobe group keeps its stand-in ready */
+		if (m == MODE_TRACEPOINT ||
+		    (m == MODE_KPROBE && p->request == MODE_AUTO && p->tp_ok[g]))
+			autoload_tracepoints(p, s, g);
+	}
+}
+
+static int link_add(struct attach_plan *p, struct bpf_link *l)
+{
+	int err = (int)libbpf_get_error(l);
+
+	if (!l)
+		return err ? err : -EINVAL;
+	if (err)
+		return err;
+	if (p->nr_links >= MAX_LINKS) {
+		bpf_link__destroy(l);
+		return -E2BIG;
+	}
+	p->links[p->nr_links++] = l;
+	return 0;
+}
+
+static int attach_kprobes(struct attach_plan *p, struct bhprof_bpf *s,
+			  enum probe_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		struct progs pr = probe_progs(s, id);
+		int err;
+
+		if (groups[id] != g || p->absent[id])
+			continue;
+		err = link_add(p, bpf_program__attach_kprobe(pr.kp, false,
+							     p->ksym[id]));
+		if (!err && pr.kr)
+			err = link_add(p, bpf_program__attach_kprobe(
+						  pr.kr, true, p->ksym[id]));
+		if (err) {
+			size_t n = strnlen(p->why[g], sizeof(p->why[g]));
+
+			/* keep the fentry reason: both explain the fallback */
+			snprintf(p->why[g] + n, sizeof(p->why[g]) - n,
+				 "%skprobe on %s: %s", n ? "; " : "",
+				 p->ksym[id], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int attach_syscalls(struct attach_plan *p, struct bpf_program *prog,
+			   const char *dir, const char *const *names,
+			   size_t n)
+{
+	char tp[64];
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(tp, sizeof(tp), "sys_%s_%s", dir, names[i]);
+		err = link_add(p, bpf_program__attach_tracepoint(
+					  prog, "syscalls", tp));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int attach_prog(struct attach_plan *p, struct bpf_program *prog)
+{
+	if (!bpf_program__autoload(prog))
+		return 0;
+	return link_add(p, bpf_program__attach(prog));
+}
+
+static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
+			      enum probe_group g)
+{
+	int err = 0;
+
+	switch (g) {
+	case GROUP_WRITE:
+		err = attach_syscalls(p, s->progs.tp_write_enter, "enter",
+				      write_syscalls, ARRAY_LEN(write_syscalls));
+		if (!err)
+			err = attach_syscalls(p, s->progs.tp_write_exit, "exit",
+					      write_syscalls,
+					      ARRAY_LEN(write_syscalls));
+		break;
+	case GROUP_WB:
+		err = attach_syscalls(p, s->progs.tp_sync_fd_enter, "enter",
+				      sync_fd_syscalls,
+				      ARRAY_LEN(sync_fd_syscalls));
+		err = err ?: attach_syscalls(p, s->progs.tp_sync_enter, "enter",
+					     sync_syscalls,
+					     ARRAY_LEN(sync_syscalls));
+		err = err ?: attach_syscalls(p, s->progs.tp_sync_exit, "exit",
+					     sync_fd_syscalls,
+					     ARRAY_LEN(sync_fd_syscalls));
+		err = err ?: attach_syscalls(p, s->progs.tp_sync_exit, "exit",
+					     sync_syscalls,
+					     ARRAY_LEN(sync_syscalls));
+		err = err ?: attach_prog(p, s->progs.tp_flush_enter);
+		err = err ?: attach_prog(p, s->progs.tp_flush_exit);
+		err = err ?: attach_prog(p, s->progs.tp_iomap_folio);
+		err = err ?: attach_prog(p, s->progs.tp_iomap_folio_new);
+		err = err ?: attach_prog(p, s->progs.tp_bh_folio);
+		break;
+	case GROUP_BH:
+		err = attach_prog(p, s->progs.tp_bh_alloc);
+		break;
+	case GROUP_BIO:
+		err = attach_prog(p, s->progs.tp_bio_queue);
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+static int attach_fentry(struct attach_plan *p, struct bhprof_bpf *s,
+			 enum probe_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		struct progs pr = probe_progs(s, id);
+		int err;
+
+		if (groups[id] != g || p->absent[id])
+			continue;
+		err = link_add(p, bpf_program__attach(pr.fe));
+		if (!err && pr.fx)
+			err = link_add(p, bpf_program__attach(pr.fx));
+		if (err) {
+			fprintf(stderr, "bhprof: fentry on %s: %s\n",
+				p->func[id], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Drop the links made since mark: a group never runs half-attached. */
+static void links_truncate(struct attach_plan *p, int mark)
+{
+	while (p->nr_links > mark)
+		bpf_link__destroy(p->links[--p->nr_links]);
+}
+
+static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
+			enum probe_group g)
+{
+	int mark = p->nr_links, err;
+
+	switch (p->group_mode[g]) {
+	case MODE_FENTRY:
+		return attach_fentry(p, s, g);
+	case MODE_KPROBE:
+		err = attach_kprobes(p, s, g);
+		if (!err)
+			return 0;
+		links_truncate(p, mark);
+		if (p->request != MODE_AUTO || !p->tp_ok[g]) {
+			fprintf(stderr, "bhprof: %s\n", p->why[g]);
+			return err;
+		}
+		p->group_mode[g] = MODE_TRACEPOINT;
+		/* fall through */
+	case MODE_TRACEPOINT:
+		err = attach_tracepoints(p, s, g);
+		if (err)
+			fprintf(stderr, "bhprof: cannot attach the %s "
+				"tracepoints: %s\n", group_names[g],
+				strerror(-err));
+		return err;
+	default:
+		return 0;
+	}
+}
+
+static const char *tp_detail(enum probe_id id, const struct attach_plan *p)
+{
+	switch (id) {
+	case PROBE_WRITE_BLKDEV:
+	case PROBE_WRITE_IOMAP:
+	case PROBE_WRITE_GENERIC:
+		return "syscalls:sys_{enter,exit}_{write,pwrite64,writev,"
+		       "pwritev,pwritev2}";
+	case PROBE_WB_BH:
+		return "writeback:wbc_writepage (pages only)";
+	case PROBE_WB_IOMAP:
+		return p->iomap_tp_new ? "iomap:iomap_writeback_folio (pages only)" :
+					 "iomap:iomap_writepage (pages only)";
+	case PROBE_WB_CTX:
+		return "syscalls fsync/fdatasync/sync_file_range/syncfs/close/"
+		       "sync/msync + writeback:writeback_single_inode";
+	case PROBE_BH_ALLOC:
+		return p->bh_cs_hi ? "kmem:kmem_cache_alloc (call site)" :
+				     "kmem:kmem_cache_alloc (cache name)";
+	case PROBE_BIO:
+		return "block:block_bio_queue (tp_btf)";
+	default:
+		return "";
+	}
+}
+
+static void fill_states(const struct attach_plan *p, struct run_info *info)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		struct probe_state *st = &info->probes[id];
+		enum probe_group g = groups[id];
+
+		st->mode = p->absent[id] ? MODE_NONE : p->group_mode[g];
+		if (p->absent[id])
+			snprintf(st->detail, sizeof(st->detail),
+				 "not in this kernel");
+		else if (st->mode == MODE_TRACEPOINT)
+			snprintf(st->detail, sizeof(st->detail), "%s%s%s",
+				 tp_detail(id, p), p->why[g][0] ? "; " : "",
+				 p->why[g]);
+		else if (st->mode == MODE_KPROBE)
+			snprintf(st->detail, sizeof(st->detail), "%s%s%s",
+				 p->ksym[id], p->why[g][0] ? "; " : "",
+				 p->why[g]);
+		else
+			snprintf(st->detail, sizeof(st->detail), "%s",
+				 p->func[id]);
+	}
+}
+
+int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
+		       struct run_info *info)
+{
+	int err;
+
+	for (int g = 0; g < NR_GROUPS; g++) {
+		err = attach_group(p, s, g);
+		if (err) {
+			attach_plan_detach(p);
+			return err;
+		}
+	}
+	fill_states(p, info);
+	return 0;
+}
+
+void attach_plan_detach(struct attach_plan *p)
+{
+	links_truncate(p, 0);
+}

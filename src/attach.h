@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The attach table: every logical probe, its candidate kernel functions
+ * (newest name first) and its tracepoint stand-in, resolved against the
+ * running kernel. Probes are chosen per group so that a group never runs
+ * two flavours at once, which would count the same call twice.
+ */
+#ifndef BHPROF_ATTACH_H
+#define BHPROF_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "snapshot.h"
+
+enum probe_group {
+	GROUP_WRITE,	/* write calls */
+	GROUP_WB,	/* writeback calls, pages and context */
+	GROUP_BH,	/* buffer_head allocations */
+	GROUP_BIO,	/* bios, always the block_bio_queue tracepoint */
+	NR_GROUPS,
+};
+
+#define MAX_LINKS 64
+
+struct bhprof_bpf;
+struct bpf_link;
+
+struct attach_plan {
+	enum attach_mode request;
+	/* MODE_KPROBE here means "kprobe, else tracepoint" under auto */
+	enum attach_mode group_mode[NR_GROUPS];
+	bool tp_ok[NR_GROUPS];		/* tracepoint stand-ins exist */
+	bool absent[NR_PROBES];
+	char func[NR_PROBES][64];	/* BTF / source name */
+	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
+	char why[NR_GROUPS][160];	/* why a better flavour lost */
+	bool kernel_has_bh;
+	bool iomap_wp_wpc_only;
+	bool gpw_takes_file;
+	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
+	uint64_t bh_cs_lo, bh_cs_hi;
+	struct bpf_link *links[MAX_LINKS];
+	int nr_links;
+};
+
+enum probe_group probe_group_of(enum probe_id id);
+/* does this thread hold what loading BPF tracing programs takes? */
+bool caps_ok(void);
+
+/* Resolves functions and picks a flavour per group. Prints one error
+ * line and returns a negative errno if the requested mode cannot work. */
+int attach_plan_make(struct attach_plan *p, enum attach_mode request,
+		     struct run_info *info);
+void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *skel);
+int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
+		       struct run_info *info);
+void attach_plan_detach(struct attach_plan *p);
+
+#endif /* BHPROF_ATTACH_H */

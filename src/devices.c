@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "bhprof.h"
+#include "devices.h"
+
+static int sysfs_dev(const char *name, uint32_t *dev)
+{
+	char path[PATH_MAX];
+	unsigned int ma, mi;
+	FILE *f;
+	int n;
+
+	if (strchr(name, '/'))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%u:%u", &ma, &mi);
+	fclose(f);
+	if (n != 2)
+		return -1;
+	*dev = KDEV_MKDEV(ma, mi);
+	return 0;
+}
+
+static int exists_as_block(uint32_t dev)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", KDEV_MAJOR(dev),
+		 KDEV_MINOR(dev));
+	return stat(path, &st) == 0;
+}
+
+int dev_parse(const char *s, uint32_t *dev)
+{
+	unsigned int ma, mi;
+	struct stat st;
+	char tail;
+
+	if (sscanf(s, "%u:%u%c", &ma, &mi, &tail) == 2) {
+		if (ma >= 4096 || mi >= (1u << 20))
+			return -1;
+		*dev = KDEV_MKDEV(ma, mi);
+		return exists_as_block(*dev) ? 0 : -1;
+	}
+	if (!strncmp(s, "/dev/", 5) && !stat(s, &st)) {
+		if (!S_ISBLK(st.st_mode))
+			return -1;
+		*dev = KDEV_MKDEV(major(st.st_rdev), minor(st.st_rdev));
+		return 0;
+	}
+	return sysfs_dev(s, dev);
+}
+
+const char *dev_name(uint32_t dev, char *buf, size_t len)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(buf, len, "%u:%u", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent",
+		 KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(buf, len, "%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+	return buf;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Block device names <-> kernel dev_t (major << 20 | minor). */
+#ifndef BHPROF_DEVICES_H
+#define BHPROF_DEVICES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "loop0", "/dev/loop0" or "7:0"; -1 if no such block device */
+int dev_parse(const char *s, uint32_t *dev);
+/* the kernel's name for dev, or "MAJ:MIN" if it has none (any more) */
+const char *dev_name(uint32_t dev, char *buf, size_t len);
+
+#endif /* BHPROF_DEVICES_H */

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "collector.h"
+#include "kernel.h"
+
+#ifndef BHPROF_VERSION
+#define BHPROF_VERSION "0.1"
+#endif
+
+/*
+ * CONFIG_BUFFER_HEAD only exists since 6.6; before that buffer heads are
+ * always built. Without a readable config, BTF tells: fs/buffer.c's
+ * alloc_buffer_head is there or not.
+ */
+static int buffer_head_state(const struct btf *btf)
+{
+	int v = kconfig_value("CONFIG_BUFFER_HEAD");
+
+	if (v >= 0)
+		return v;
+	if (!btf)
+		return -1;
+	return btf_has_func(btf, "alloc_buffer_head");
+}
+
+void kernel_facts(struct run_info *info)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct timespec ts;
+	struct utsname u;
+
+	if (libbpf_get_error(btf))
+		btf = NULL;
+	snprintf(info->version, sizeof(info->version), "%s", BHPROF_VERSION);
+	uname(&u);
+	snprintf(info->release, sizeof(info->release), "%s", u.release);
+	snprintf(info->hostname, sizeof(info->hostname), "%s", u.nodename);
+	info->btf = btf != NULL;
+	info->buffer_head = buffer_head_state(btf);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	info->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+				  ts.tv_nsec;
+	btf__free(btf);
+}

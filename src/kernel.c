@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <bpf/btf.h>
+#include "kernel.h"
+
+static int config_line(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(line, name, n) && line[n] == '=')
+		return line[n + 1] == 'y' || line[n + 1] == 'm';
+	if (!strncmp(line, "# ", 2) && !strncmp(line + 2, name, n) &&
+	    !strncmp(line + 2 + n, " is not set", 11))
+		return 0;
+	return -1;
+}
+
+int kconfig_value(const char *name)
+{
+	char path[128], line[512];
+	struct utsname u;
+	gzFile gz;
+	int v = -1;
+
+	gz = gzopen("/proc/config.gz", "r");
+	if (!gz) {
+		uname(&u);
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		gz = gzopen(path, "r");	/* reads plain files too */
+	}
+	if (!gz)
+		return -1;
+	while (v < 0 && gzgets(gz, line, sizeof(line)))
+		v = config_line(line, name);
+	gzclose(gz);
+	return v;
+}
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t nr;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int ksyms_push(struct ksyms *k, size_t *cap, uint64_t addr,
+		      const char *name)
+{
+	struct ksym *n;
+
+	if (k->nr == *cap) {
+		*cap = *cap ? *cap * 2 : 4096;
+		n = realloc(k->syms, *cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		k->syms = n;
+	}
+	k->syms[k->nr].addr = addr;
+	k->syms[k->nr].name = strdup(name);
+	if (!k->syms[k->nr].name)
+		return -ENOMEM;
+	k->nr++;
+	return 0;
+}
+
+struct ksyms *ksyms_load(void)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	char line[512], name[256], type;
+	unsigned long long addr;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!k)
+		return NULL;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return k;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		/* text symbols only: they bound alloc_buffer_head's body */
+		if (type != 't' && type != 'T')
+			continue;
+		if (ksyms_push(k, &cap, addr, name))
+			break;
+	}
+	fclose(f);
+	qsort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
+	return k;
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->nr; i++)
+		free(k->syms[i].name);
+	free(k->syms);
+	free(k);
+}
+
+uint64_t ksyms_addr(const struct ksyms *k, const char *name, uint64_t *next)
+{
+	for (size_t i = 0; k && i < k->nr; i++) {
+		if (strcmp(k->syms[i].name, name))
+			continue;
+		/* kptr_restrict shows every address as zero */
+		if (!k->syms[i].addr)
+			return 0;
+		if (next) {
+			size_t j = i + 1;
+
+			while (j < k->nr && k->syms[j].addr == k->syms[i].addr)
+				j++;
+			*next = j < k->nr ? k->syms[j].addr : 0;
+		}
+		return k->syms[i].addr;
+	}
+	return 0;
+}
+
+const char *ksyms_func(const struct ksyms *k, const char *name)
+{
+	size_t n = strlen(name);
+	const char *alt = NULL;
+
+	for (size_t i = 0; k && i < k->nr; i++) {
+		const char *s = k->syms[i].name;
+
+		if (strncmp(s, name, n))
+			continue;
+		if (!s[n])
+			return s;
+		/* foo.cold is a fragment, not an entry point */
+		if (s[n] == '.' && strncmp(s + n, ".cold", 5) && !alt)
+			alt = s;
+	}
+	return alt;
+}
+
+int btf_func_id(const struct btf *btf, const char *name)
+{
+	if (!btf)
+		return -1;
+	return btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+}
+
+bool btf_has_func(const struct btf *btf, const char *name)
+{
+	return btf_func_id(btf, name) > 0;
+}
+
+static const struct btf_type *func_proto(const struct btf *btf,
+					 const char *name)
+{
+	int id = btf_func_id(btf, name);
+	const struct btf_type *t;
+
+	if (id <= 0)
+		return NULL;
+	t = btf__type_by_id(btf, id);
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) ? t : NULL;
+}
+
+int btf_func_nr_params(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t = func_proto(btf, name);
+
+	return t ? btf_vlen(t) : -1;
+}
+
+bool btf_func_param0_is(const struct btf *btf, const char *func,
+			const char *struct_name)
+{
+	const struct btf_type *t = func_proto(btf, func);
+	const char *n;
+
+	if (!t || btf_vlen(t) < 1)
+		return false;
+	t = btf__type_by_id(btf, btf_params(t)[0].type);
+	while (t && (btf_is_mod(t) || btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_struct(t))
+		return false;
+	n = btf__name_by_offset(btf, t->name_off);
+	return n && !strcmp(n, struct_name);
+}
+
+bool btf_has_tracepoint(const struct btf *btf, const char *event)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+int tracefs_ensure(void)
+{
+	struct stat st;
+
+	if (!stat("/sys/kernel/tracing/events", &st) ||
+	    !stat("/sys/kernel/debug/tracing/events", &st))
+		return 0;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		return -errno;
+	return 0;
+}

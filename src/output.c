@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stddef.h>
+#include <string.h>
+#include "output.h"
+
+const char *fmt_bytes(char *buf, size_t len, double bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%.0f B", bytes);
+	else
+		snprintf(buf, len, "%.*f %s", bytes < 10 ? 2 : 1, bytes,
+			 units[u]);
+	return buf;
+}
+
+const char *fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+const char *fmt_dev(char *buf, size_t len, uint32_t dev)
+{
+	snprintf(buf, len, "%u:%u", KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	return buf;
+}
+
+/* Writeback calls are invisible to tracepoints; a failed probe sees
+ * nothing either. Absent means the path has no such function: zero. */
+static bool wb_calls_seen(const struct run_info *info, unsigned int path)
+{
+	const struct probe_state *ps =
+		&info->probes[path == PATH_BH ? PROBE_WB_BH : PROBE_WB_IOMAP];
+
+	return ps->absent || ps->mode == MODE_FENTRY ||
+	       ps->mode == MODE_KPROBE;
+}
+
+static void dist_json(struct json *j, const char *key, const struct dist *d)
+{
+	json_obj_open(j, key);
+	json_u64(j, "count", d->count);
+	json_u64(j, "p50", d->p50);
+	json_u64(j, "p90", d->p90);
+	json_u64(j, "p99", d->p99);
+	json_u64(j, "max", d->max);
+	json_double(j, "mean", d->mean);
+	json_obj_close(j);
+}
+
+void path_json(struct json *j, const char *key, const struct path_summary *p,
+	       const struct run_info *info, unsigned int path)
+{
+	bool wb_seen = wb_calls_seen(info, path);
+
+	json_obj_open(j, key);
+	json_obj_open(j, "write");
+	json_u64(j, "calls", p->c.write_calls);
+	json_u64(j, "bytes", p->c.write_bytes);
+	json_u64(j, "errors", p->c.write_errors);
+	json_double(j, "mb_per_s", p->write_mbps);
+	dist_json(j, "lat_ns", &p->write_lat);
+	json_obj_close(j);
+	json_obj_open(j, "direct");
+	json_u64(j, "calls", p->c.dio_calls);
+	json_u64(j, "bytes", p->c.dio_bytes);
+	dist_json(j, "lat_ns", &p->dio_lat);
+	json_obj_close(j);
+	json_obj_open(j, "writeback");
+	if (wb_seen)
+		json_u64(j, "calls", p->c.wb_calls);
+	else
+		json_null(j, "calls");
+	json_u64(j, "pages", p->c.wb_pages);
+	if (wb_seen)
+		dist_json(j, "lat_ns", &p->wb_lat);
+	else
+		json_null(j, "lat_ns");
+	json_obj_close(j);
+	json_obj_open(j, "bio");
+	json_u64(j, "count", p->c.bio_count);
+	json_u64(j, "bytes", p->c.bio_bytes);
+	json_double(j, "mb_per_s", p->bio_mbps);
+	dist_json(j, "size_bytes", &p->bio_size);
+	json_obj_close(j);
+	json_u64(j, "bh_alloc", p->c.bh_alloc);
+	json_double(j, "bh_per_mib", p->bh_per_mib);
+	json_obj_close(j);
+}
+
+static void kernel_json(struct json *j, const struct run_info *info)
+{
+	json_obj_open(j, "kernel");
+	json_str(j, "release", info->release);
+	if (info->buffer_head < 0)
+		json_null(j, "buffer_head");
+	else
+		json_bool(j, "buffer_head", info->buffer_head);
+	json_bool(j, "btf", info->btf);
+	json_obj_close(j);
+}
+
+static const char *probe_mode_text(const struct probe_state *ps)
+{
+	return ps->absent ? "absent" : mode_name(ps->mode);
+}
+
+static void probes_json(struct json *j, const struct run_info *info)
+{
+	json_obj_open(j, "attach");
+	for (int i = 0; i < NR_PROBES; i++)
+		json_str(j, probe_name(i), probe_mode_text(&info->probes[i]));
+	json_obj_close(j);
+	json_arr_open(j, "probes");
+	for (int i = 0; i < NR_PROBES; i++) {
+		json_obj_open(j, NULL);
+		json_str(j, "name", probe_name(i));
+		json_str(j, "func", info->probes[i].func);
+		json_str(j, "mode", probe_mode_text(&info->probes[i]));
+		json_str(j, "detail", info->probes[i].detail);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void devices_json(struct json *j, const struct summary *s)
+{
+	char buf[32];
+
+	json_arr_open(j, "devices");
+	for (uint32_t i = 0; i < s->nr_devs; i++) {
+		const struct dev_summary *d = &s->devs[i];
+
+		json_obj_open(j, NULL);
+		json_str(j, "name", d->name);
+		json_str(j, "dev", fmt_dev(buf, sizeof(buf), d->dev));
+		json_u64(j, "bio_count", d->bios);
+		json_u64(j, "bio_bytes", d->bytes);
+		json_double(j, "mb_per_s", d->mbps);
+		json_obj_open(j, "paths");
+		for (unsigned int p = 0; p <= NR_PATHS; p++) {
+			json_obj_open(j, path_name(p));
+			json_u64(j, "bio_count", d->path_bios[p]);
+			json_u64(j, "bio_bytes", d->path_bytes[p]);
+			json_obj_close(j);
+		}
+		json_obj_close(j);
+		json_obj_open(j, "size_bytes");
+		json_u64(j, "p50", d->size_p50);
+		json_u64(j, "p99", d->size_p99);
+		json_obj_close(j);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+void summary_json_fields(struct json *j, const struct run_info *info,
+			 const struct summary *s)
+{
+	json_str(j, "bhprof_version", info->version);
+	kernel_json(j, info);
+	probes_json(j, info);
+	json_double(j, "duration_s", s->secs);
+	json_double(j, "interval_s", info->interval_ms / 1000.0);
+	json_obj_open(j, "paths");
+	for (unsigned int p = 0; p < NR_PATHS; p++)
+		path_json(j, path_name(p), &s->path[p], info, p);
+	json_obj_close(j);
+	json_u64(j, "bh_alloc_total", s->glob.bh_alloc_total);
+	json_u64(j, "bh_alloc_unattributed", s->glob.bh_alloc_none);
+	json_obj_open(j, "bio_total");
+	json_u64(j, "count", s->glob.bio_count);
+	json_u64(j, "bytes", s->glob.bio_bytes);
+	json_obj_close(j);
+	json_u64(j, "lost", s->glob.ctx_lost);
+	devices_json(j, s);
+}
+
+/* ---- text ---- */
+
+#define ROW "%-24s %18s %18s\n"
+
+static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b)
+{
+	char x[32], y[32];
+
+	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
+	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
+	fprintf(f, ROW, label, x, y);
+}
+
+static void row_bytes(FILE *f, const char *label, double a, double b)
+{
+	char x[32], y[32];
+
+	fprintf(f, ROW, label, fmt_bytes(x, sizeof(x), a),
+		fmt_bytes(y, sizeof(y), b));
+}
+
+static void row_double(FILE *f, const char *label, double a, double b)
+{
+	char x[32], y[32];
+
+	snprintf(x, sizeof(x), "%.2f", a);
+	snprintf(y, sizeof(y), "%.2f", b);
+	fprintf(f, ROW, label, x, y);
+}
+
+static void row_ns(FILE *f, const char *label, const struct summary *s,
+		   size_t off, bool seen_bh, bool seen_iomap)
+{
+	char x[32], y[32];
+	const uint64_t *a = (const void *)((const char *)&s->path[0] + off);
+	const uint64_t *b = (const void *)((const char *)&s->path[1] + off);
+
+	fprintf(f, ROW, label, seen_bh ? fmt_ns(x, sizeof(x), *a) : "n/a",
+		seen_iomap ? fmt_ns(y, sizeof(y), *b) : "n/a");
+}
+
+#define LAT_ROWS(f, s, name, field, sb, si)                                 \
+	do {                                                                \
+		row_ns(f, name " p50", s,                                   \
+		       offsetof(struct path_summary, field.p50), sb, si);   \
+		row_ns(f, name " p99", s,                                   \
+		       offsetof(struct path_summary, field.p99), sb, si);   \
+		row_ns(f, name " max", s,                                   \
+		       offsetof(struct path_summary, field.max), sb, si);   \
+	} while (0)
+
+static void size_hist_text(FILE *f, const struct bhp_hist *h, const char *p)
+{
+	uint64_t n = hist_count(h), top = 0;
+	char b[32];
+
+	if (!n)
+		return;
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
+		if (h->b[i] > top)
+			top = h->b[i];
+	fprintf(f, "\n%s bio sizes:\n", p);
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
+		int stars;
+
+		if (!h->b[i])
+			continue;
+		stars = (int)((h->b[i] * 40 + top - 1) / top);
+		fprintf(f, "  %12s : %-10llu |%.*s%*s|\n",
+			fmt_bytes(b, sizeof(b), hist_bucket_low(i)),
+			(unsigned long long)h->b[i], stars,
+			"****************************************", 40 - stars,
+			"");
+	}
+}
+
+static void devices_text(FILE *f, const struct summary *s)
+{
+	char b[32], m[32];
+
+	if (!s->nr_devs)
+		return;
+	fprintf(f, "\n%-12s %-8s %10s %12s %10s %10s %10s\n", "DEVICE", "DEV",
+		"BIOS", "BYTES", "BH", "IOMAP", "NONE");
+	for (uint32_t i = 0; i < s->nr_devs; i++) {
+		const struct dev_summary *d = &s->devs[i];
+
+		fprintf(f, "%-12s %-8s %10llu %12s %10llu %10llu %10llu\n",
+			d->name, fmt_dev(m, sizeof(m), d->dev),
+			(unsigned long long)d->bios,
+			fmt_bytes(b, sizeof(b), d->bytes),
+			(unsigned long long)d->path_bios[PATH_BH],
+			(unsigned long long)d->path_bios[PATH_IOMAP],
+			(unsigned long long)d->path_bios[PATH_NONE]);
+	}
+}
+
+static void header_text(FILE *f, const struct run_info *info,
+			const struct summary *s)
+{
+	fprintf(f, "bhprof %s: kernel %s, CONFIG_BUFFER_HEAD=%s, %.1f s\n",
+		info->version, info->release,
+		info->buffer_head < 0 ? "?" : info->buffer_head ? "y" : "n",
+		s->secs);
+	fprintf(f, "attach:");
+	for (int i = 0; i < NR_PROBES; i++)
+		fprintf(f, " %s=%s", probe_name(i),
+			probe_mode_text(&info->probes[i]));
+	fprintf(f, "\n\n" ROW, "", "bh", "iomap");
+}
+
+void summary_text(FILE *f, const struct run_info *info,
+		  const struct summary *s)
+{
+	const struct path_summary *a = &s->path[PATH_BH], *b = &s->path[PATH_IOMAP];
+	bool wa = wb_calls_seen(info, PATH_BH), wi = wb_calls_seen(info, PATH_IOMAP);
+
+	header_text(f, info, s);
+	row_u64(f, "write calls", a->c.write_calls, b->c.write_calls);
+	row_bytes(f, "write bytes", a->c.write_bytes, b->c.write_bytes);
+	row_double(f, "write MiB/s", a->write_mbps, b->write_mbps);
+	LAT_ROWS(f, s, "write lat", write_lat, true, true);
+	row_u64(f, "direct calls", a->c.dio_calls, b->c.dio_calls);
+	row_bytes(f, "direct bytes", a->c.dio_bytes, b->c.dio_bytes);
+	LAT_ROWS(f, s, "direct lat", dio_lat, true, true);
+	if (a->c.write_errors || b->c.write_errors)
+		row_u64(f, "write errors", a->c.write_errors, b->c.write_errors);
+	if (wa || wi)
+		row_u64(f, "writeback calls", a->c.wb_calls, b->c.wb_calls);
+	row_u64(f, "writeback pages", a->c.wb_pages, b->c.wb_pages);
+	LAT_ROWS(f, s, "writeback lat", wb_lat, wa, wi);
+	row_u64(f, "bios", a->c.bio_count, b->c.bio_count);
+	row_bytes(f, "bio bytes", a->c.bio_bytes, b->c.bio_bytes);
+	row_bytes(f, "bio size p50", a->bio_size.p50, b->bio_size.p50);
+	row_bytes(f, "bio size p99", a->bio_size.p99, b->bio_size.p99);
+	row_bytes(f, "bio size max", a->bio_size.max, b->bio_size.max);
+	row_u64(f, "bh allocations", a->c.bh_alloc, b->c.bh_alloc);
+	row_double(f, "bh per MiB", a->bh_per_mib, b->bh_per_mib);
+	fprintf(f, "\nbh allocations: %llu in all, %llu outside any path\n",
+		(unsigned long long)s->glob.bh_alloc_total,
+		(unsigned long long)s->glob.bh_alloc_none);
+	if (s->glob.ctx_lost)
+		fprintf(f, "lost: %llu events not attributed (context map full)\n",
+			(unsigned long long)s->glob.ctx_lost);
+	size_hist_text(f, &a->hist[HIST_BIO_SIZE], "bh");
+	size_hist_text(f, &b->hist[HIST_BIO_SIZE], "iomap");
+	devices_text(f, s);
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+#include "snapshot.h"
+
+static const char *const probe_names[NR_PROBES] = {
+	[PROBE_WRITE_BLKDEV] = "write_blkdev",
+	[PROBE_WRITE_IOMAP] = "write_iomap",
+	[PROBE_WRITE_GENERIC] = "write_generic",
+	[PROBE_WB_BH] = "writeback_bh",
+	[PROBE_WB_IOMAP] = "writeback_iomap",
+	[PROBE_WB_CTX] = "writeback_ctx",
+	[PROBE_BH_ALLOC] = "bh_alloc",
+	[PROBE_BIO] = "bio",
+};
+
+static const char *const mode_names[] = {
+	[MODE_NONE] = "none",
+	[MODE_FENTRY] = "fentry",
+	[MODE_KPROBE] = "kprobe",
+	[MODE_TRACEPOINT] = "tracepoint",
+	[MODE_AUTO] = "auto",
+};
+
+const char *probe_name(enum probe_id id)
+{
+	return id < NR_PROBES ? probe_names[id] : "?";
+}
+
+const char *mode_name(enum attach_mode m)
+{
+	return m <= MODE_AUTO ? mode_names[m] : "?";
+}
+
+int mode_parse(const char *s, enum attach_mode *m)
+{
+	for (unsigned int i = MODE_FENTRY; i <= MODE_AUTO; i++) {
+		if (!strcmp(s, mode_names[i])) {
+			*m = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *path_name(unsigned int path)
+{
+	switch (path) {
+	case PATH_BH:
+		return "bh";
+	case PATH_IOMAP:
+		return "iomap";
+	default:
+		return "none";
+	}
+}
+
+#define NR_U64(x) (sizeof(x) / (sizeof(uint64_t)))
+
+static void u64_sub(uint64_t *out, const uint64_t *a, const uint64_t *b,
+		    size_t n)
+{
+	/* counters only grow; a reset collector would show as a wrap */
+	for (size_t i = 0; i < n; i++)
+		out[i] = b[i] >= a[i] ? b[i] - a[i] : 0;
+}
+
+static const struct dev_row *dev_find(const struct snapshot *s, uint32_t dev,
+				      uint32_t path)
+{
+	for (uint32_t i = 0; i < s->nr_devs; i++)
+		if (s->devs[i].dev == dev && s->devs[i].path == path)
+			return &s->devs[i];
+	return NULL;
+}
+
+void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
+		    struct snapshot *out)
+{
+	static const struct dev_row zero_row;
+
+	out->ts_ns = b->ts_ns - a->ts_ns;
+	u64_sub((uint64_t *)out->paths, (const uint64_t *)a->paths,
+		(const uint64_t *)b->paths, NR_U64(b->paths));
+	u64_sub((uint64_t *)&out->glob, (const uint64_t *)&a->glob,
+		(const uint64_t *)&b->glob, NR_U64(b->glob));
+	u64_sub((uint64_t *)out->hists, (const uint64_t *)a->hists,
+		(const uint64_t *)b->hists, NR_U64(b->hists));
+	out->nr_devs = b->nr_devs;
+	for (uint32_t i = 0; i < b->nr_devs; i++) {
+		const struct dev_row *ra = dev_find(a, b->devs[i].dev,
+						    b->devs[i].path);
+
+		out->devs[i] = b->devs[i];
+		u64_sub((uint64_t *)&out->devs[i].s,
+			(const uint64_t *)&(ra ? ra : &zero_row)->s,
+			(const uint64_t *)&b->devs[i].s,
+			NR_U64(struct bhp_dev_stats));
+	}
+}
+
+static void u64_add(uint64_t *acc, const uint64_t *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		acc[i] += d[i];
+}
+
+void snapshot_add(struct snapshot *acc, const struct snapshot *d)
+{
+	acc->ts_ns += d->ts_ns;
+	u64_add((uint64_t *)acc->paths, (const uint64_t *)d->paths,
+		NR_U64(d->paths));
+	u64_add((uint64_t *)&acc->glob, (const uint64_t *)&d->glob,
+		NR_U64(d->glob));
+	u64_add((uint64_t *)acc->hists, (const uint64_t *)d->hists,
+		NR_U64(d->hists));
+	for (uint32_t i = 0; i < d->nr_devs; i++) {
+		struct dev_row *r = (struct dev_row *)dev_find(
+			acc, d->devs[i].dev, d->devs[i].path);
+
+		if (!r) {
+			if (acc->nr_devs >= MAX_SNAP_DEVS)
+				continue;
+			r = &acc->devs[acc->nr_devs++];
+			memset(r, 0, sizeof(*r));
+			r->dev = d->devs[i].dev;
+			r->path = d->devs[i].path;
+		}
+		u64_add((uint64_t *)&r->s, (const uint64_t *)&d->devs[i].s,
+			NR_U64(struct bhp_dev_stats));
+	}
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* One function turns two snapshots into what every command prints. */
+#include <stdlib.h>
+#include <string.h>
+#include "devices.h"
+#include "summary.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static double per_sec(uint64_t v, double secs)
+{
+	return secs > 0 ? (double)v / secs : 0;
+}
+
+static void path_summarize(const struct snapshot *d, unsigned int p,
+			   double secs, struct path_summary *ps)
+{
+	const struct bhp_path_stats *c = &d->paths[p];
+	double written = (double)(c->write_bytes + c->dio_bytes);
+
+	ps->c = *c;
+	for (unsigned int k = 0; k < NR_HIST_KINDS; k++)
+		ps->hist[k] = d->hists[HIST_ID(p, k)];
+	dist_of(&d->hists[HIST_ID(p, HIST_WRITE_LAT)], &ps->write_lat, EST_MID);
+	dist_of(&d->hists[HIST_ID(p, HIST_DIO_LAT)], &ps->dio_lat, EST_MID);
+	dist_of(&d->hists[HIST_ID(p, HIST_WB_LAT)], &ps->wb_lat, EST_MID);
+	dist_of(&d->hists[HIST_ID(p, HIST_BIO_SIZE)], &ps->bio_size, EST_LOW);
+	ps->write_mbps = per_sec(c->write_bytes + c->dio_bytes, secs) / MIB;
+	ps->bio_mbps = per_sec(c->bio_bytes, secs) / MIB;
+	ps->write_calls_ps = per_sec(c->write_calls + c->dio_calls, secs);
+	ps->bios_ps = per_sec(c->bio_count, secs);
+	ps->pages_ps = per_sec(c->wb_pages, secs);
+	ps->bh_alloc_ps = per_sec(c->bh_alloc, secs);
+	/* per MiB that reached the device when nothing was written by call
+	 * (writeback-only windows), else per MiB written by calls */
+	if (written <= 0)
+		written = (double)c->bio_bytes;
+	ps->bh_per_mib = written > 0 ? (double)c->bh_alloc / (written / MIB) : 0;
+	ps->mean_bio = c->bio_count ? (double)c->bio_bytes / c->bio_count : 0;
+}
+
+/* log2 slot s holds sizes in [2^s, 2^(s+1)); report its lower edge */
+static uint64_t log2_percentile(const uint64_t *slots, double p)
+{
+	uint64_t n = 0, seen = 0, rank;
+
+	for (int i = 0; i < DEV_SIZE_SLOTS; i++)
+		n += slots[i];
+	if (!n)
+		return 0;
+	rank = (uint64_t)(p / 100.0 * (double)n + 0.999999);
+	for (int i = 0; i < DEV_SIZE_SLOTS; i++) {
+		seen += slots[i];
+		if (seen >= rank)
+			return 1ULL << i;
+	}
+	return 0;
+}
+
+static struct dev_summary *dev_slot(struct summary *s, uint32_t dev)
+{
+	for (uint32_t i = 0; i < s->nr_devs; i++)
+		if (s->devs[i].dev == dev)
+			return &s->devs[i];
+	if (s->nr_devs >= MAX_SNAP_DEVS)
+		return NULL;
+	s->devs[s->nr_devs].dev = dev;
+	return &s->devs[s->nr_devs++];
+}
+
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct dev_summary *x = a, *y = b;
+
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static void devs_summarize(const struct snapshot *d, double secs,
+			   struct summary *s)
+{
+	uint64_t slots[MAX_SNAP_DEVS][DEV_SIZE_SLOTS];
+
+	memset(slots, 0, sizeof(slots));
+	for (uint32_t i = 0; i < d->nr_devs; i++) {
+		const struct dev_row *r = &d->devs[i];
+		struct dev_summary *ds = dev_slot(s, r->dev);
+		uint32_t path = r->path <= NR_PATHS ? r->path : PATH_NONE;
+
+		if (!ds)
+			continue;
+		ds->bios += r->s.bios;
+		ds->bytes += r->s.bytes;
+		ds->path_bios[path] += r->s.bios;
+		ds->path_bytes[path] += r->s.bytes;
+		for (int k = 0; k < DEV_SIZE_SLOTS; k++)
+			slots[ds - s->devs][k] += r->s.size_log2[k];
+	}
+	for (uint32_t i = 0; i < s->nr_devs; i++) {
+		struct dev_summary *ds = &s->devs[i];
+
+		ds->main_path = ds->path_bytes[PATH_IOMAP] >
+						ds->path_bytes[PATH_BH] ?
+					PATH_IOMAP : PATH_BH;
+		if (!ds->path_bytes[PATH_BH] && !ds->path_bytes[PATH_IOMAP])
+			ds->main_path = PATH_NONE;
+		ds->mbps = per_sec(ds->bytes, secs) / MIB;
+		ds->bios_ps = per_sec(ds->bios, secs);
+		ds->mean_bio = ds->bios ? (double)ds->bytes / ds->bios : 0;
+		ds->size_p50 = log2_percentile(slots[i], 50);
+		ds->size_p99 = log2_percentile(slots[i], 99);
+		dev_name(ds->dev, ds->name, sizeof(ds->name));
+	}
+	/* slots[] was indexed by position, so sort only at the end */
+	qsort(s->devs, s->nr_devs, sizeof(s->devs[0]), dev_cmp);
+}
+
+void summarize(const struct snapshot *a, const struct snapshot *b,
+	       struct summary *out)
+{
+	static struct snapshot zero, d;
+
+	if (!a)
+		a = &zero;
+	snapshot_delta(a, b, &d);
+	memset(out, 0, sizeof(*out));
+	out->secs = a == &zero ? 0 : (double)d.ts_ns / 1e9;
+	for (unsigned int p = 0; p < NR_PATHS; p++)
+		path_summarize(&d, p, out->secs, &out->path[p]);
+	out->glob = d.glob;
+	devs_summarize(&d, out->secs, out);
+}
