@@ -63,3 +63,15 @@ clean:
 	rm -rf $(OUTPUT) bhprof
 
 .PHONY: all static vmlinux deps clean check unit live vm fuzz bench
+
+# ---- tests ----
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+$(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/harness.h $(LIB_OBJS)
+	$(CC) $(CFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) $(LIB_OBJS) $(LIBS) -o $@
+
+unit: $(OUTPUT)/unit_tests
+	$(OUTPUT)/unit_tests
+
+LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
+live: bhprof
+	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc

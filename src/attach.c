@@ -227,36 +227,51 @@ static const char *const group_names[NR_GROUPS] = {
 	"write", "writeback", "bh_alloc", "bio",
 };
 
+enum attach_mode select_mode(enum attach_mode request, bool present,
+			     bool fentry_ok, bool tp_ok, int *err)
+{
+	*err = 0;
+	if (!present)
+		return MODE_NONE;
+	if (fentry_ok && (request == MODE_AUTO || request == MODE_FENTRY))
+		return MODE_FENTRY;
+	switch (request) {
+	case MODE_FENTRY:
+		*err = -EOPNOTSUPP;
+		return MODE_NONE;
+	case MODE_TRACEPOINT:
+		if (tp_ok)
+			return MODE_TRACEPOINT;
+		*err = -ENOENT;
+		return MODE_NONE;
+	default:
+		/* kprobes are only known to work once attached; under auto
+		 * the tracepoints wait behind them (attach_group) */
+		return MODE_KPROBE;
+	}
+}
+
 static int choose(struct attach_plan *p, const struct btf *btf,
 		  enum probe_group g)
 {
+	bool present = group_present(p, g), fentry_ok = false;
 	enum attach_mode r = p->request;
+	int err;
 
-	if (g == GROUP_BIO || !group_present(p, g)) {
-		p->group_mode[g] = g == GROUP_BIO ? MODE_TRACEPOINT : MODE_NONE;
-		return 0;
-	}
-	if ((r == MODE_AUTO || r == MODE_FENTRY) &&
-	    group_fentry_ok(p, btf, g)) {
-		p->group_mode[g] = MODE_FENTRY;
-		return 0;
-	}
-	if (r == MODE_FENTRY) {
-		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
-		return -EOPNOTSUPP;
-	}
-	if (r == MODE_TRACEPOINT || (r == MODE_AUTO && !btf)) {
+	if (g == GROUP_BIO) {
 		p->group_mode[g] = MODE_TRACEPOINT;
-	} else {
-		/* kprobes are only known to work once attached */
-		p->group_mode[g] = MODE_KPROBE;
+		return 0;
 	}
-	if (p->group_mode[g] == MODE_TRACEPOINT && !p->tp_ok[g]) {
+	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
+		fentry_ok = group_fentry_ok(p, btf, g);
+	p->group_mode[g] = select_mode(r, present, fentry_ok, p->tp_ok[g],
+				       &err);
+	if (err == -EOPNOTSUPP)
+		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
+	else if (err)
 		fprintf(stderr, "bhprof: no tracepoints for the %s probes on "
 			"this kernel (is tracefs available?)\n", group_names[g]);
-		return -ENOENT;
-	}
-	return 0;
+	return err;
 }
 
 static void plan_flags(struct attach_plan *p, const struct btf *btf,

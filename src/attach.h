@@ -47,6 +47,11 @@ enum probe_group probe_group_of(enum probe_id id);
 /* does this thread hold what loading BPF tracing programs takes? */
 bool caps_ok(void);
 
+/* The flavour a group gets, from what was found; pure for unit tests.
+ * MODE_KPROBE under MODE_AUTO means "kprobe, else tracepoint". */
+enum attach_mode select_mode(enum attach_mode request, bool present,
+			     bool fentry_ok, bool tp_ok, int *err);
+
 /* Resolves functions and picks a flavour per group. Prints one error
  * line and returns a negative errno if the requested mode cannot work. */
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,

@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 	}
 	c = lookup(argv[1]);
 	if (!c) {
-		fprintf(stderr, "bhprof: unknown command '%s'\n\n", argv[1]);
-		usage(stderr);
+		fprintf(stderr, "bhprof: unknown command '%s' (see "
+			"'bhprof --help')\n", argv[1]);
 		return 2;
 	}
 	argv[1] = (char *)c->name;

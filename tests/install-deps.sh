@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Installs, from Debian's packages, everything bhprof needs to build, run
+# and pass its tests on a fresh machine. Run as root.
+set -euo pipefail
+
+BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+       libncurses-dev pkg-config"
+RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio blktrace
+	   libclang-rt-14-dev chromium"
+here=$(cd "$(dirname "$0")" && pwd)
+VM=""
+[ -f "$here/vm/deps.txt" ] && VM=$(grep -v '^#' "$here/vm/deps.txt" | tr '\n' ' ')
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: must run as root (apt-get)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $BUILD $RUN_TESTS $VM

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The collector on this machine's kernel (tracepoint mode where fentry
+# and kprobes are refused): known bytes written to loop devices, raw and
+# through ext4 and XFS, must show up on the right path, and bhprof's
+# per-device bio bytes must agree with /proc/diskstats within 1%.
+. "$(dirname "$0")/lib.sh"
+need_root collector
+
+MIB=16
+BYTES=$((MIB * 1048576))
+
+# run CMD under bhprof stat on DEV; leaves JSON in $WORK/out.json and the
+# diskstats delta over the same window in $DS
+stat_run() { # stat_run DEV CMD...
+	local dev=$1
+	shift
+	sync
+	blockdev --flushbufs "$dev" 2>/dev/null
+	local before
+	before=$(diskstats_bytes "$dev")
+	"$BHPROF" stat --json -d "$(basename "$dev")" -- "$@" \
+		>"$WORK/out.json" 2>"$WORK/err.txt"
+	local rc=$?
+	DS=$(($(diskstats_bytes "$dev") - before))
+	[ $rc = 0 ] || { cat "$WORK/err.txt"; return 1; }
+}
+
+j() { jq -r "$1" "$WORK/out.json"; }
+
+dev_bytes() { j ".devices[] | select(.name == \"$(basename "$1")\") | .bio_bytes"; }
+
+agree() { # agree LABEL DEV
+	local b
+	b=$(dev_bytes "$2")
+	echo "     $1: bhprof device bio bytes $b, /proc/diskstats $DS"
+	check "$1: device bio bytes agree with /proc/diskstats within 1%" \
+		close_to "${b:-0}" "$DS" 1
+}
+
+RAW=$(new_loop 256) || { bad "losetup"; finish; }
+EXT=$(new_loop 256)
+XFS=$(new_loop 512)
+
+# --- raw block device, buffered then fsync
+stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=1M count=$MIB conv=fsync status=none
+echo "     raw: mode $(j .attach.write_blkdev), bh bios $(j .paths.bh.bio.count)," \
+     "bh allocs $(j .paths.bh.bh_alloc), pages $(j .paths.bh.writeback.pages)"
+check "raw: $MIB write calls on bh" [ "$(j .paths.bh.write.calls)" = "$MIB" ]
+check "raw: $BYTES bytes written on bh" [ "$(j .paths.bh.write.bytes)" = "$BYTES" ]
+check "raw: bh bios carry every byte" [ "$(j .paths.bh.bio.bytes)" -ge "$BYTES" ]
+check "raw: nothing on iomap" [ "$(j .paths.iomap.bio.count)" = 0 ]
+check "raw: >= one buffer_head per 4 KiB block" \
+	[ "$(j .paths.bh.bh_alloc)" -ge $((BYTES / 4096)) ]
+check "raw: bh bios are one block each" [ "$(j .paths.bh.bio.size_bytes.p99)" = 4096 ]
+check "raw: writeback pages cover the data" \
+	[ "$(j .paths.bh.writeback.pages)" -ge $((BYTES / 4096)) ]
+agree raw "$RAW"
+
+# --- raw block device, O_DIRECT
+stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=64k count=64 oflag=direct status=none
+check "direct: 64 O_DIRECT calls on bh" [ "$(j .paths.bh.direct.calls)" = 64 ]
+check "direct: 4 MiB O_DIRECT bytes" [ "$(j .paths.bh.direct.bytes)" = 4194304 ]
+check "direct: no buffered calls" [ "$(j .paths.bh.write.calls)" = 0 ]
+check "direct: bios attributed to the device's path" \
+	[ "$(j .paths.bh.bio.bytes)" = 4194304 ]
+agree direct "$RAW"
+
+# --- ext4 file: bh
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$EXT" || bad "mkfs.ext4"
+mkdir -p "$WORK/ext4" && mount "$EXT" "$WORK/ext4" && MOUNTS+=("$WORK/ext4")
+stat_run "$EXT" dd if=/dev/zero of="$WORK/ext4/f" bs=1M count=$MIB conv=fsync status=none
+echo "     ext4: bh bios $(j .paths.bh.bio.count) ($(j .paths.bh.bio.bytes) B)," \
+     "iomap bios $(j .paths.iomap.bio.count), bh allocs $(j .paths.bh.bh_alloc)"
+check "ext4: write calls on bh" [ "$(j .paths.bh.write.calls)" = "$MIB" ]
+check "ext4: data bios on bh" [ "$(j .paths.bh.bio.bytes)" -ge "$BYTES" ]
+check "ext4: nothing on iomap" [ "$(j .paths.iomap.bio.count)" = 0 ]
+check "ext4: buffer_heads allocated" [ "$(j .paths.bh.bh_alloc)" -gt 0 ]
+agree ext4 "$EXT"
+
+# --- XFS file: iomap
+mkfs.xfs -q -f "$XFS" || bad "mkfs.xfs"
+mkdir -p "$WORK/xfs" && mount "$XFS" "$WORK/xfs" && MOUNTS+=("$WORK/xfs")
+stat_run "$XFS" dd if=/dev/zero of="$WORK/xfs/f" bs=1M count=$MIB conv=fsync status=none
+echo "     xfs: iomap bios $(j .paths.iomap.bio.count) ($(j .paths.iomap.bio.bytes) B)," \
+     "p50 size $(j .paths.iomap.bio.size_bytes.p50), pages $(j .paths.iomap.writeback.pages)"
+check "xfs: write calls on iomap" [ "$(j .paths.iomap.write.calls)" = "$MIB" ]
+check "xfs: data bios on iomap" [ "$(j .paths.iomap.bio.bytes)" -ge "$BYTES" ]
+check "xfs: nothing on bh" [ "$(j .paths.bh.bio.count)" = 0 ]
+check "xfs: no buffer_heads on iomap" [ "$(j .paths.iomap.bh_alloc)" = 0 ]
+check "xfs: bios larger than one block" [ "$(j .paths.iomap.bio.size_bytes.max)" -gt 4096 ]
+check "xfs: writeback pages cover the data" \
+	[ "$(j .paths.iomap.writeback.pages)" -ge $((BYTES / 4096)) ]
+agree xfs "$XFS"
+
+# --- two writers at once, on two devices; bhprof splits them
+sync
+b1=$(diskstats_bytes "$RAW")
+b2=$(diskstats_bytes "$XFS")
+"$BHPROF" stat --json -d "$(basename "$RAW")" -d "$(basename "$XFS")" -- sh -c \
+	"dd if=/dev/zero of=$RAW bs=1M count=8 conv=fsync status=none &
+	 dd if=/dev/zero of=$WORK/xfs/g bs=1M count=8 conv=fsync status=none; wait" \
+	>"$WORK/out.json" 2>"$WORK/err.txt"
+DS=$(($(diskstats_bytes "$RAW") - b1))
+agree "two writers, raw" "$RAW"
+DS=$(($(diskstats_bytes "$XFS") - b2))
+agree "two writers, xfs" "$XFS"
+check "two writers: bh saw the raw device's 8 MiB" \
+	[ "$(j .paths.bh.write.bytes)" = 8388608 ]
+check "two writers: iomap saw XFS's 8 MiB" \
+	[ "$(j .paths.iomap.write.bytes)" = 8388608 ]
+
+finish
