@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Record files: round trips, and the reader against every truncation
+ * and every single-bit flip of a small recording. The property checked
+ * throughout is that the reader never hands out a snapshot that differs
+ * from what was written: it recovers, warns, or refuses with one line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "harness.h"
+#include "../../src/recfile.h"
+
+#define T_MAX_SNAPS 200
+
+static struct snapshot *orig;	/* what was written */
+static bool check_steps = true;	/* the sweeps skip it: it is slow */
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void fill_info(struct run_info *in)
+{
+	unsigned int i;
+
+	memset(in, 0, sizeof(*in));
+	strcpy(in->version, "test-1.2");
+	strcpy(in->release, "6.18.0-test");
+	in->buffer_head = 1;
+	in->btf = true;
+	strcpy(in->hostname, "host.example");
+	in->start_realtime_ns = 1764748800123456789ull;
+	in->interval_ms = 1000;
+	in->nr_filter_devs = 2;
+	in->filter_devs[0] = KDEV_MKDEV(7u, 0u);
+	in->filter_devs[1] = KDEV_MKDEV(259u, 1u);
+	in->filter_pid = 4242;
+	strcpy(in->cmdline, "bhprof record -o x.bhp -- dd if=/dev/zero");
+	for (i = 0; i < NR_PROBES; i++) {
+		in->probes[i].mode = i % 4;
+		in->probes[i].absent = i == 3;
+		snprintf(in->probes[i].func, sizeof(in->probes[i].func),
+			 "func_%u", i);
+		snprintf(in->probes[i].detail, sizeof(in->probes[i].detail),
+			 "detail %u", i);
+	}
+}
+
+static struct dev_row *t_row(struct snapshot *s, uint32_t dev, uint32_t path)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_devs; i++)
+		if (s->devs[i].dev == dev && s->devs[i].path == path)
+			return &s->devs[i];
+	if (s->nr_devs == MAX_SNAP_DEVS)
+		return NULL;
+	s->devs[i].dev = dev;
+	s->devs[i].path = path;
+	s->nr_devs++;
+	return &s->devs[i];
+}
+
+/* Busy intervals move a few dozen buckets; every 5th is idle. */
+static void gen_series(unsigned int n, bool devs)
+{
+	unsigned int i, k;
+
+	memset(orig, 0, sizeof(*orig));
+	orig[0].ts_ns = 5000000000ull;
+	for (i = 1; i < n; i++) {
+		struct snapshot *s = &orig[i];
+
+		*s = orig[i - 1];
+		s->ts_ns += 1000000000ull + rnd() % 1000;
+		if (i % 5 == 0)
+			continue;
+		for (k = 0; k < 30; k++) {
+			unsigned int h = rnd() % NR_HISTS;
+
+			s->hists[h].b[rnd() % 300] += 1 + rnd() % 5000;
+		}
+		s->paths[i % 2].write_calls += rnd() % 100000;
+		s->paths[0].bh_alloc += rnd() % 1000;
+		s->glob.bio_bytes += rnd();	/* wraps: deltas stay exact */
+		if (!devs)
+			continue;
+		t_row(s, KDEV_MKDEV(7u, i % 3), i % 2)->s.bios += rnd() % 9;
+		t_row(s, KDEV_MKDEV(8u, 0u), PATH_NONE)->s.size_log2[12]++;
+		if (i == n / 2 && s->nr_devs > 1) {	/* a row goes away */
+			s->devs[0] = s->devs[s->nr_devs - 1];
+			s->nr_devs--;
+		}
+	}
+}
+
+static bool same_snap(const struct snapshot *a, const struct snapshot *b)
+{
+	uint32_t i, j;
+
+	if (a->ts_ns != b->ts_ns || a->nr_devs != b->nr_devs ||
+	    memcmp(a->paths, b->paths, sizeof(a->paths)) ||
+	    memcmp(&a->glob, &b->glob, sizeof(a->glob)) ||
+	    memcmp(a->hists, b->hists, sizeof(a->hists)))
+		return false;
+	for (i = 0; i < a->nr_devs; i++) {
+		for (j = 0; j < b->nr_devs; j++)
+			if (a->devs[i].dev == b->devs[j].dev &&
+			    a->devs[i].path == b->devs[j].path)
+				break;
+		if (j == b->nr_devs ||
+		    memcmp(&a->devs[i].s, &b->devs[j].s, sizeof(a->devs[i].s)))
+			return false;
+	}
+	return true;
+}
+
+/* A recording of orig[0..n) in memory; ends[i] is where frame i ends. */
+struct blob {
+	uint8_t *p;
+	size_t len;
+	size_t ends[T_MAX_SNAPS + 2];
+	size_t meta_end;
+};
+
+static void write_blob(struct blob *b, unsigned int n, unsigned int key_every,
+		       bool end)
+{
+	struct rec_end e = { .present = true, .reason = REC_STOP_COMMAND,
+			     .has_exit = true, .exit_status = 3,
+			     .elapsed_ns = 12345 };
+	struct recwriter *w;
+	struct run_info in;
+	struct stat st;
+	unsigned int i;
+	int fd = memfd_create("rec", 0);
+
+	fill_info(&in);
+	CHECK(fd >= 0);
+	CHECK(recwriter_open_fd(fd, &w) == 0);
+	recwriter_set_keyframe_every(w, key_every);
+	recwriter_dev_name(w, KDEV_MKDEV(7u, 0u), "loop0");
+	CHECK(recwriter_begin(w, &in) == 0);
+	b->meta_end = recwriter_bytes(w);
+	for (i = 0; i < n; i++) {
+		CHECK(recwriter_append(w, &orig[i]) == 0);
+		b->ends[i] = recwriter_bytes(w);
+	}
+	if (end)
+		CHECK(recwriter_end(w, &e) == 0);
+	fd = dup(fd);
+	CHECK(recwriter_close(w) == 0);
+	fstat(fd, &st);
+	b->len = st.st_size;
+	b->p = malloc(b->len);
+	CHECK(pread(fd, b->p, b->len, 0) == (ssize_t)b->len);
+	close(fd);
+}
+
+static void t_delta(const struct snapshot *a, const struct snapshot *b,
+		    struct snapshot *d)
+{
+	const uint64_t *pa = (const uint64_t *)a->hists;
+	const uint64_t *pb = (const uint64_t *)b->hists;
+	uint64_t *pd = (uint64_t *)d->hists;
+	size_t i;
+
+	d->ts_ns = b->ts_ns - a->ts_ns;
+	for (i = 0; i < NR_HISTS * HIST_BUCKETS; i++)
+		pd[i] = pb[i] - pa[i];
+	pa = (const uint64_t *)a->paths;
+	pb = (const uint64_t *)b->paths;
+	pd = (uint64_t *)d->paths;
+	for (i = 0; i < sizeof(a->paths) / 8; i++)
+		pd[i] = pb[i] - pa[i];
+}
+
+/* Every snapshot read matches the one written with the same time; the
+ * count returned and whether steps are right are checked too. */
+static unsigned int read_all(struct recfile *r, unsigned int n, bool *exact)
+{
+	const struct snapshot *prev = NULL;
+	struct rec_frame f;
+	unsigned int got = 0, i;
+	static struct snapshot d;
+
+	*exact = true;
+	while (recfile_next(r, &f) == 1) {
+		for (i = 0; i < n && orig[i].ts_ns != f.cum->ts_ns; i++)
+			;
+		if (i == n || !same_snap(f.cum, &orig[i])) {
+			*exact = false;
+			continue;
+		}
+		if (check_steps && prev && !f.after_gap) {
+			t_delta(prev, f.cum, &d);
+			if (d.ts_ns != f.step->ts_ns ||
+			    memcmp(d.hists, f.step->hists, sizeof(d.hists)) ||
+			    memcmp(d.paths, f.step->paths, sizeof(d.paths)))
+				*exact = false;
+		}
+		prev = &orig[i];
+		got++;
+	}
+	return got;
+}
+
+static int open_blob(const uint8_t *p, size_t len, struct recfile **r,
+		     char *err)
+{
+	err[0] = 0;
+	return recfile_open_mem(p, len, r, err, 256);
+}
+
+static bool one_line(const char *s)
+{
+	return s[0] && !strchr(s, '\n');
+}
+
+static void setup(void)
+{
+	if (!orig)
+		orig = calloc(T_MAX_SNAPS, sizeof(*orig));
+}
+
+TEST(recfile_round_trip)
+{
+	unsigned int keys[] = { 60, 7, 1 }, k;
+	const struct run_info *in;
+	const struct rec_end *e;
+	struct run_info want;
+	struct recfile *r;
+	struct blob b;
+	char err[256];
+	bool exact;
+
+	setup();
+	gen_series(150, true);
+	fill_info(&want);
+	for (k = 0; k < 3; k++) {
+		write_blob(&b, 150, keys[k], true);
+		CHECK(open_blob(b.p, b.len, &r, err) == 0);
+		if (!r)
+			continue;
+		CHECK_EQ_U64(read_all(r, 150, &exact), 150);
+		CHECK(exact);
+		CHECK_EQ_U64(recfile_nr_warnings(r), 0);
+		in = recfile_info(r);
+		CHECK(!memcmp(in, &want, sizeof(want)));
+		e = recfile_end(r);
+		CHECK(e->present && e->reason == REC_STOP_COMMAND);
+		CHECK(e->has_exit && e->exit_status == 3);
+		CHECK_EQ_U64(e->frames, 150);
+		CHECK_EQ_U64(e->elapsed_ns, 12345);
+		CHECK(recfile_dev_name(r, KDEV_MKDEV(7u, 0u)) &&
+		      !strcmp(recfile_dev_name(r, KDEV_MKDEV(7u, 0u)), "loop0"));
+		/* a second pass gives the same */
+		recfile_rewind(r);
+		CHECK_EQ_U64(read_all(r, 150, &exact), 150);
+		CHECK(exact);
+		recfile_close(r);
+		r = NULL;
+		free(b.p);
+	}
+}
+
+TEST(recfile_idle_interval_is_small)
+{
+	struct blob b;
+	size_t per;
+
+	setup();
+	memset(orig, 0, 100 * sizeof(*orig));
+	for (unsigned int i = 0; i < 100; i++)
+		orig[i].ts_ns = 1000000000ull * (i + 1);
+	write_blob(&b, 100, 60, false);
+	per = (b.ends[50] - b.ends[40]) / 10;
+	if (per > 32)
+		fprintf(stderr, "  idle frame: %zu bytes\n", per);
+	CHECK(per <= 32);
+	free(b.p);
+}
+
+/* Cut a recording at every byte: below the metadata it is one error
+ * line; past it, every frame before the cut comes back, nothing else. */
+TEST(recfile_truncation_sweep)
+{
+	unsigned int want, got, i, fails = 0;
+	struct recfile *r;
+	struct blob b;
+	char err[256];
+	bool exact;
+	size_t cut;
+
+	setup();
+	gen_series(12, true);
+	write_blob(&b, 12, 4, true);
+	check_steps = false;
+	for (cut = 0; cut <= b.len; cut++) {
+		r = NULL;
+		if (cut < b.meta_end) {
+			if (open_blob(b.p, cut, &r, err) != -1 || !one_line(err))
+				fails++;
+			recfile_close(r);
+			continue;
+		}
+		if (open_blob(b.p, cut, &r, err)) {
+			fails++;
+			continue;
+		}
+		for (want = 0, i = 0; i < 12 && b.ends[i] <= cut; i++)
+			want++;
+		got = read_all(r, 12, &exact);
+		if (got != want || !exact)
+			fails++;
+		/* a cut anywhere but the very end is warned about */
+		if ((cut < b.len) != (recfile_nr_warnings(r) > 0))
+			fails++;
+		if (cut < b.len && cut != b.meta_end && cut != b.ends[want ? want - 1 : 0] &&
+		    !recfile_stats(r)->torn)
+			fails++;
+		recfile_close(r);
+	}
+	check_steps = true;
+	if (fails)
+		fprintf(stderr, "  %u of %zu cuts wrong\n", fails, b.len + 1);
+	CHECK(fails == 0);
+	free(b.p);
+}
+
+/* Flip every bit of a recording: the reader refuses, or warns and hands
+ * out only intact snapshots, and all those written before the flip. */
+TEST(recfile_bitflip_sweep)
+{
+	unsigned int got, i, bit, fails = 0, minimum;
+	struct recfile *r;
+	struct blob b;
+	char err[256];
+	bool exact;
+	size_t off;
+	uint8_t *p;
+
+	setup();
+	gen_series(12, true);
+	write_blob(&b, 12, 4, true);
+	p = malloc(b.len);
+	check_steps = false;
+	for (off = 0; off < b.len; off++) {
+		for (bit = 0; bit < 8; bit++) {
+			memcpy(p, b.p, b.len);
+			p[off] ^= 1u << bit;
+			r = NULL;
+			if (open_blob(p, b.len, &r, err)) {
+				/* only the header and metadata are fatal */
+				if (!one_line(err) || off >= b.meta_end)
+					fails++;
+				continue;
+			}
+			for (minimum = 0, i = 0; i < 12 && b.ends[i] <= off; i++)
+				minimum++;
+			if (off >= b.meta_end && minimum)
+				minimum--;	/* the frame holding off */
+			got = read_all(r, 12, &exact);
+			if (!exact || got < minimum)
+				fails++;
+			/* a minor version flip is harmless; all else warns */
+			if (off != 10 && off != 11 && !recfile_nr_warnings(r))
+				fails++;
+			recfile_close(r);
+		}
+	}
+	check_steps = true;
+	if (fails)
+		fprintf(stderr, "  %u of %zu flips wrong\n", fails, b.len * 8);
+	CHECK(fails == 0);
+	free(p);
+	free(b.p);
+}
+
+/* Hand-made frames, for what the writer never produces. */
+static size_t put_frame(uint8_t *dst, uint8_t type, const void *pay,
+			size_t n)
+{
+	uLongf z = compressBound(n);
+	uint32_t crc;
+
+	compress2(dst + 9, &z, pay, n, 6);
+	crc = crc32(crc32(0, &type, 1), dst + 9, z);
+	memcpy(dst, &(uint32_t){ z }, 4);
+	memcpy(dst + 4, &crc, 4);
+	dst[8] = type;
+	return 9 + z;
+}
+
+/* b with extra inserted at offset at */
+static uint8_t *blob_insert(const struct blob *b, size_t at, const uint8_t *extra,
+		       size_t n)
+{
+	uint8_t *p = malloc(b->len + n);
+
+	memcpy(p, b->p, at);
+	memcpy(p + at, extra, n);
+	memcpy(p + at + n, b->p + at, b->len - at);
+	return p;
+}
+
+TEST(recfile_skips_unknown)
+{
+	/* a frame of type 99, and a snapshot-like frame with tag 77 */
+	static const uint8_t junk[] = { 77, 3, 1, 2, 3, 1, 1, 0 };
+	uint8_t extra[256], *p;
+	struct recfile *r;
+	struct blob b;
+	char err[256];
+	size_t n;
+	bool exact;
+
+	setup();
+	gen_series(20, true);
+	write_blob(&b, 20, 60, true);
+	n = put_frame(extra, 99, junk, sizeof(junk));
+	p = blob_insert(&b, b.ends[9], extra, n);
+	CHECK(open_blob(p, b.len + n, &r, err) == 0);
+	if (r) {
+		CHECK_EQ_U64(read_all(r, 20, &exact), 20);
+		CHECK(exact);
+		CHECK_EQ_U64(recfile_nr_warnings(r), 0);
+		CHECK_EQ_U64(recfile_stats(r)->unknown_frames, 1);
+		recfile_close(r);
+	}
+	free(p);
+	/* a newer minor version reads; unknown sections are ignored */
+	b.p[10] = 9;
+	CHECK(open_blob(b.p, b.len, &r, err) == 0);
+	recfile_close(r);
+	free(b.p);
+}
+
+TEST(recfile_bad_files)
+{
+	static const uint8_t hdr[] = "\x89" "BHPROF\n\x02\x00\x00\x00";
+	char path[] = "/tmp/bhprof-test-XXXXXX";
+	struct recfile *r = NULL;
+	char err[256];
+	int fd;
+
+	CHECK(open_blob((const uint8_t *)"", 0, &r, err) == -1);
+	CHECK(one_line(err) && strstr(err, "empty"));
+	CHECK(open_blob((const uint8_t *)"GIF89a..........", 16, &r, err) == -1);
+	CHECK(one_line(err) && strstr(err, "magic"));
+	CHECK(open_blob(hdr, 12, &r, err) == -1);
+	CHECK(one_line(err) && strstr(err, "newer"));
+	CHECK(open_blob(hdr, 5, &r, err) == -1);
+	CHECK(one_line(err) && strstr(err, "truncated"));
+	CHECK(recfile_open("/", &r, err, sizeof(err)) == -1);
+	CHECK(one_line(err) && strstr(err, "directory"));
+	CHECK(recfile_open("/nonexistent/x", &r, err, sizeof(err)) == -1);
+	CHECK(one_line(err));
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(recfile_open(path, &r, err, sizeof(err)) == -1);
+	CHECK(one_line(err) && strstr(err, "empty"));
+	unlink(path);
+}
+
+/* A frame lost mid-file costs the intervals up to the next keyframe. */
+TEST(recfile_resync_at_keyframe)
+{
+	struct recfile *r;
+	struct blob b;
+	char err[256];
+	bool exact;
+
+	setup();
+	gen_series(40, true);
+	write_blob(&b, 40, 10, true);
+	b.p[b.ends[14] + 20] ^= 0x40;	/* inside frame 15 */
+	CHECK(open_blob(b.p, b.len, &r, err) == 0);
+	if (r) {
+		/* 0..14 and 20..39: frames 15..19 are lost */
+		CHECK_EQ_U64(read_all(r, 40, &exact), 35);
+		CHECK(exact);
+		CHECK_EQ_U64(recfile_stats(r)->bad_regions, 1);
+		CHECK_EQ_U64(recfile_stats(r)->lost_intervals, 4);
+		CHECK(recfile_nr_warnings(r) >= 1);
+		recfile_close(r);
+	}
+	free(b.p);
+}
+
+/* Lengths that lie, and a payload that inflates past the cap. */
+TEST(recfile_hostile_frames)
+{
+	static uint8_t bomb[REC_MAX_PAYLOAD + 16], extra[64 << 10];
+	struct recfile *r;
+	struct blob b;
+	char err[256];
+	uint8_t *p;
+	size_t n;
+	bool exact;
+
+	setup();
+	gen_series(10, false);
+	write_blob(&b, 10, 3, true);
+	/* payload: a valid section list far beyond the payload cap */
+	memset(bomb, 0, sizeof(bomb));
+	bomb[0] = 1;
+	bomb[1] = 1;
+	n = put_frame(extra, REC_F_KEY, bomb, sizeof(bomb));
+	CHECK(n < sizeof(extra));
+	p = blob_insert(&b, b.ends[4], extra, n);
+	CHECK(open_blob(p, b.len + n, &r, err) == 0);
+	if (r) {
+		read_all(r, 10, &exact);
+		CHECK(exact);
+		CHECK(recfile_nr_warnings(r) >= 1);
+		recfile_close(r);
+	}
+	free(p);
+	/* a length of 4 GiB - 1 in the end-of-run frame, then in the
+	 * last snapshot frame */
+	memcpy(b.p + b.ends[9], "\xff\xff\xff\xff", 4);
+	CHECK(open_blob(b.p, b.len, &r, err) == 0);
+	if (r) {
+		CHECK_EQ_U64(read_all(r, 10, &exact), 10);
+		CHECK(exact);
+		CHECK(recfile_stats(r)->torn);
+		CHECK(!recfile_end(r)->present);
+		recfile_close(r);
+	}
+	memcpy(b.p + b.ends[8], "\xff\xff\xff\xff", 4);
+	CHECK(open_blob(b.p, b.len, &r, err) == 0);
+	if (r) {
+		CHECK_EQ_U64(read_all(r, 10, &exact), 9);
+		CHECK(exact);
+		recfile_close(r);
+	}
+	free(b.p);
+}
