@@ -56,8 +56,8 @@ enum { S_TS = 1, S_PATHS, S_GLOB, S_HISTS, S_DEVS };
 enum { E_REASON = 1, E_SIGNAL, E_EXIT, E_ELAPSED_NS, E_FRAMES, E_DEV_NAME };
 
 static const char * const probe_names[NR_PROBES] = {
-	"write_blkdev", "write_iomap", "write_generic", "wb_bh", "wb_iomap",
-	"wb_ctx", "bh_alloc", "bio",
+	"write_blkdev", "write_iomap", "write_generic", "writeback_bh",
+	"writeback_iomap", "writeback_ctx", "bh_alloc", "bio",
 };
 
 const char *rec_stop_name(enum rec_stop r)

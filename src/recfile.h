@@ -130,7 +130,8 @@ void recfile_version(const struct recfile *r, unsigned int *major,
 const char *recfile_dev_name(const struct recfile *r, uint32_t dev);
 
 /* 1 with the next snapshot in f, 0 at the end. Never fails: a frame it
- * cannot use becomes a warning. */
+ * cannot use becomes a warning. At the end, the last snapshot handed out
+ * stays where f pointed until recfile_rewind or recfile_close. */
 int recfile_next(struct recfile *r, struct rec_frame *f);
 void recfile_rewind(struct recfile *r);
 

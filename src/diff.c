@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * bhprof diff: two recordings side by side, per path and metric, with the
+ * absolute and relative change from A to B.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "output.h"
+#include "report.h"
+
+enum unit { U_COUNT, U_BYTES, U_RATE, U_NS, U_RATIO };
+
+struct metric {
+	const char *key;	/* JSON */
+	const char *label;	/* text */
+	enum unit unit;
+	double (*get)(const struct path_summary *p);
+};
+
+#define GET(name, expr)                                                  \
+	static double name(const struct path_summary *p)                  \
+	{                                                                 \
+		return (double)(expr);                                    \
+	}
+
+GET(m_write_calls, p->c.write_calls)
+GET(m_write_bytes, p->c.write_bytes)
+GET(m_write_mbps, p->write_mbps)
+GET(m_lat_p50, p->write_lat.p50)
+GET(m_lat_p99, p->write_lat.p99)
+GET(m_lat_max, p->write_lat.max)
+GET(m_wb_pages, p->c.wb_pages)
+GET(m_bios, p->c.bio_count)
+GET(m_bio_mbps, p->bio_mbps)
+GET(m_bio_mean, p->mean_bio)
+GET(m_bio_p50, p->bio_size.p50)
+GET(m_bio_p99, p->bio_size.p99)
+GET(m_bh_alloc, p->c.bh_alloc)
+GET(m_bh_per_mib, p->bh_per_mib)
+
+static const struct metric metrics[] = {
+	{ "write_calls", "write calls", U_COUNT, m_write_calls },
+	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes },
+	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps },
+	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50 },
+	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99 },
+	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max },
+	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages },
+	{ "bio_count", "bios", U_COUNT, m_bios },
+	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps },
+	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean },
+	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50 },
+	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99 },
+	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc },
+	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib },
+};
+
+#define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static const char *fmt_val(char *buf, size_t len, enum unit u, double v)
+{
+	const char *sign = v < 0 ? "-" : "";
+	double a = fabs(v);
+	char t[32];
+
+	switch (u) {
+	case U_COUNT:
+		snprintf(buf, len, "%s%.0f", sign, a);
+		break;
+	case U_BYTES:
+		snprintf(buf, len, "%s%s", sign, fmt_bytes(t, sizeof(t), a));
+		break;
+	case U_NS:
+		snprintf(buf, len, "%s%s", sign, fmt_ns(t, sizeof(t), a));
+		break;
+	default:
+		snprintf(buf, len, "%.2f", v);
+	}
+	return buf;
+}
+
+/* NAN when A is zero: no relative change from nothing. */
+static double rel_pct(double a, double b)
+{
+	return a != 0 ? (b - a) / fabs(a) * 100 : NAN;
+}
+
+static void diff_text(FILE *f, const struct loaded_run *a,
+		      const struct loaded_run *b)
+{
+	char x[32], y[32], d[40], r[32];
+
+	fprintf(f, "A: %s (kernel %s, %.1f s)\nB: %s (kernel %s, %.1f s)\n",
+		a->path, recfile_info(a->rec)->release, a->secs, b->path,
+		recfile_info(b->rec)->release, b->secs);
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		fprintf(f, "\n%-18s %14s %14s %14s %9s\n", path_name(p), "A", "B",
+			"B - A", "change");
+		for (size_t i = 0; i < NR_METRICS; i++) {
+			const struct metric *m = &metrics[i];
+			double va = m->get(&a->sum->path[p]);
+			double vb = m->get(&b->sum->path[p]);
+			double rp = rel_pct(va, vb);
+
+			fmt_val(d + 1, sizeof(d) - 1, m->unit, vb - va);
+			d[0] = vb > va ? '+' : ' ';
+			if (isnan(rp))
+				snprintf(r, sizeof(r), "%s", va == vb ? "0.0%" : "n/a");
+			else
+				snprintf(r, sizeof(r), "%+.1f%%", rp);
+			fprintf(f, "  %-16s %14s %14s %14s %9s\n", m->label,
+				fmt_val(x, sizeof(x), m->unit, va),
+				fmt_val(y, sizeof(y), m->unit, vb),
+				d[0] == '+' ? d : d + 1, r);
+		}
+	}
+}
+
+static void run_json(struct json *j, const char *key,
+		     const struct loaded_run *run)
+{
+	const struct run_info *in = recfile_info(run->rec);
+
+	json_obj_open(j, key);
+	json_str(j, "file", run->path);
+	json_str(j, "bhprof_version", in->version);
+	json_str(j, "kernel", in->release);
+	json_str(j, "hostname", in->hostname);
+	json_double(j, "duration_s", run->secs);
+	json_u64(j, "snapshots", run->snapshots);
+	json_u64(j, "warnings", recfile_nr_warnings(run->rec));
+	json_obj_close(j);
+}
+
+static void diff_json(FILE *f, const struct loaded_run *a,
+		      const struct loaded_run *b)
+{
+	struct json j;
+
+	json_init(&j, f, true);
+	json_obj_open(&j, NULL);
+	run_json(&j, "a", a);
+	run_json(&j, "b", b);
+	json_obj_open(&j, "paths");
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		json_obj_open(&j, path_name(p));
+		for (size_t i = 0; i < NR_METRICS; i++) {
+			const struct metric *m = &metrics[i];
+			double va = m->get(&a->sum->path[p]);
+			double vb = m->get(&b->sum->path[p]);
+			double rp = rel_pct(va, vb);
+
+			json_obj_open(&j, m->key);
+			json_double(&j, "a", va);
+			json_double(&j, "b", vb);
+			json_double(&j, "abs", vb - va);
+			if (isnan(rp))
+				json_null(&j, "rel_pct");
+			else
+				json_double(&j, "rel_pct", rp);
+			json_obj_close(&j);
+		}
+		json_obj_close(&j);
+	}
+	json_obj_close(&j);
+	json_obj_close(&j);
+	json_end(&j);
+}
+
+static void diff_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: bhprof diff [--json] A B\n"
+"\n"
+"Compare two recordings made by 'bhprof record': per path (bh, iomap) and\n"
+"metric (write calls, bytes, MiB/s, latency p50/p99/max, writeback pages,\n"
+"bios, bio MiB/s and sizes, buffer_head allocations and per MiB), the\n"
+"value in A, in B, the change B - A and the change relative to A.\n"
+"\n"
+"      --json           one JSON object: {\"a\", \"b\", \"paths\": {PATH:\n"
+"                       {METRIC: {\"a\", \"b\", \"abs\", \"rel_pct\"}}}}\n"
+"\n"
+"Exit status: 0, 1 if A or B cannot be read, 2 on bad usage.\n");
+}
+
+static int parse_diff_args(int argc, char **argv, bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	*json = false;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			diff_usage(stdout);
+			return 1;
+		}
+		if (c != 'j') {
+			fprintf(stderr, "bhprof diff: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+		*json = true;
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "bhprof diff: expected two files A B, got %d (see --help)\n",
+			argc - optind);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct loaded_run a, b;
+	bool json;
+	int err;
+
+	err = parse_diff_args(argc, argv, &json);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (run_load(&a, argv[optind], 0))
+		return 1;
+	if (run_load(&b, argv[optind + 1], 0)) {
+		run_free(&a);
+		return 1;
+	}
+	if (json)
+		diff_json(stdout, &a, &b);
+	else
+		diff_text(stdout, &a, &b);
+	run_free(&a);
+	run_free(&b);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "bhprof: writing the diff failed\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report --html: one page that opens anywhere, offline, forever: inline
+ * CSS and SVG, no script, no external resource. Every string that comes
+ * from the recording is escaped; the file may have been written by
+ * anyone.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "html.h"
+#include "output.h"
+
+#define MIB (1024.0 * 1024.0)
+#define W 580		/* chart size in CSS pixels */
+#define H 300
+#define ML 70		/* margins around the plot area */
+#define MR 20
+#define MT 30
+#define MB 60
+
+static const char *const path_color[NR_PATHS] = { "#d95f02", "#1b9e77" };
+
+static void esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+static double fin(double v)
+{
+	return isfinite(v) ? v : 0;
+}
+
+/* ---- chart frame: axes, ticks, legend ---- */
+
+struct chart {
+	FILE *f;
+	double xmin, xmax, ymax;
+};
+
+static double px(const struct chart *c, double x)
+{
+	double span = c->xmax > c->xmin ? c->xmax - c->xmin : 1;
+
+	return ML + (fin(x) - c->xmin) / span * (W - ML - MR);
+}
+
+static double py(const struct chart *c, double y)
+{
+	double v = c->ymax > 0 ? fin(y) / c->ymax : 0;
+
+	if (v > 1)
+		v = 1;
+	return H - MB - v * (H - MT - MB);
+}
+
+/* a 1, 2 or 5 times a power of ten, so that about 5 ticks fit */
+static double nice_step(double max)
+{
+	double raw = max / 5, mag, n;
+
+	if (!(raw > 0) || !isfinite(raw))
+		return 1;
+	mag = pow(10, floor(log10(raw)));
+	n = raw / mag;
+	return (n <= 1 ? 1 : n <= 2 ? 2 : n <= 5 ? 5 : 10) * mag;
+}
+
+static void svg_open(FILE *f, const char *id, const char *cls,
+		     const char *title)
+{
+	fprintf(f, "<figure><figcaption>%s</figcaption>\n", title);
+	fprintf(f, "<svg id=\"%s\" class=\"chart %s\" xmlns=\"http://www.w3.org/2000/svg\" "
+		   "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">"
+		   "<title>%s</title>\n", id, cls, W, H, W, H, title);
+}
+
+static void y_axis(struct chart *c, const char *label)
+{
+	double step = nice_step(c->ymax);
+	FILE *f = c->f;
+
+	c->ymax = c->ymax > 0 ? ceil(c->ymax / step) * step : 1;
+	for (double y = 0; y <= c->ymax * 1.0001; y += step) {
+		fprintf(f, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			ML, W - MR, py(c, y), py(c, y), ML - 6, py(c, y) + 4,
+			y);
+	}
+	fprintf(f, "<text class=\"label\" transform=\"translate(14 %d) rotate(-90)\" "
+		   "text-anchor=\"middle\">%s</text>\n", (H - MB + MT) / 2, label);
+	fprintf(f, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n",
+		ML, W - MR, H - MB, H - MB);
+}
+
+static void legend(FILE *f, const char *const *names, const char *const *colors,
+		   const char *const *dash, int n)
+{
+	for (int i = 0; i < n; i++) {
+		double x = ML + 10 + i * 120;
+
+		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"14\" y2=\"14\" stroke=\"%s\" "
+			   "stroke-width=\"3\" stroke-dasharray=\"%s\"/>"
+			   "<text class=\"legend\" x=\"%.0f\" y=\"18\">%s</text>\n",
+			x, x + 24, colors[i], dash ? dash[i] : "none", x + 30,
+			names[i]);
+	}
+}
+
+/* ---- histograms: bh and iomap side by side, per power of two ---- */
+
+#define NR_BINS 64
+
+static unsigned int log2_bin(uint64_t v)
+{
+	return v ? 63 - __builtin_clzll(v) : 0;
+}
+
+static void bin_hist(const struct bhp_hist *h, double *bins, double *total)
+{
+	*total = 0;
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
+		bins[log2_bin(hist_bucket_low(i))] += h->b[i];
+		*total += h->b[i];
+	}
+}
+
+static void hist_chart(FILE *f, const struct loaded_run *run, const char *id,
+		       const char *title, unsigned int kind, bool ns)
+{
+	double bins[NR_PATHS][NR_BINS] = { { 0 } }, total[NR_PATHS], top = 0;
+	static const char *const names[] = { "bh", "iomap" };
+	struct chart c = { .f = f };
+	int lo = NR_BINS, hi = -1;
+	char b[32];
+
+	for (unsigned int p = 0; p < NR_PATHS; p++)
+		bin_hist(&run->sum->path[p].hist[kind], bins[p], &total[p]);
+	for (int i = 0; i < NR_BINS; i++) {
+		for (unsigned int p = 0; p < NR_PATHS; p++) {
+			double v = total[p] ? 100 * bins[p][i] / total[p] : 0;
+
+			bins[p][i] = v;
+			if (v > 0) {
+				lo = i < lo ? i : lo;
+				hi = i > hi ? i : hi;
+				top = v > top ? v : top;
+			}
+		}
+	}
+	svg_open(f, id, "hist", title);
+	legend(f, names, path_color, NULL, NR_PATHS);
+	c.ymax = top;
+	y_axis(&c, "% of each path's count");
+	if (hi < 0) {
+		fprintf(f, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data</text>\n",
+			W / 2, H / 2);
+		fputs("</svg></figure>\n", f);
+		return;
+	}
+	double slot = (double)(W - ML - MR) / (hi - lo + 1), bw = slot * 0.4;
+
+	for (int i = lo; i <= hi; i++) {
+		double x = ML + (i - lo) * slot + slot * 0.1;
+
+		for (unsigned int p = 0; p < NR_PATHS; p++)
+			fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+				   "<title>%s %s: %.2f%%</title></rect>\n",
+				names[p], x + p * bw, py(&c, bins[p][i]), bw,
+				H - MB - py(&c, bins[p][i]), path_color[p],
+				names[p], ns ? fmt_ns(b, sizeof(b), (double)(1ull << i))
+					     : fmt_bytes(b, sizeof(b), (double)(1ull << i)),
+				bins[p][i]);
+		if ((i - lo) % ((hi - lo) / 16 + 1) == 0)
+			fprintf(f, "<text class=\"tick\" transform=\"translate(%.1f %d) rotate(-40)\" "
+				   "text-anchor=\"end\">%s</text>\n",
+				x + bw, H - MB + 14,
+				ns ? fmt_ns(b, sizeof(b), (double)(1ull << i))
+				   : fmt_bytes(b, sizeof(b), (double)(1ull << i)));
+	}
+	fputs("</svg></figure>\n", f);
+}
+
+/* ---- time series ---- */
+
+typedef double (*ts_value)(const struct ts_row *r, unsigned int p);
+
+static double v_write_mbps(const struct ts_row *r, unsigned int p)
+{
+	return ts_mbps(r->p[p].write_bytes + r->p[p].dio_bytes, r->secs);
+}
+
+static double v_bio_mbps(const struct ts_row *r, unsigned int p)
+{
+	return ts_mbps(r->p[p].bio_bytes, r->secs);
+}
+
+static double v_p99_ms(const struct ts_row *r, unsigned int p)
+{
+	return r->p[p].write_calls ? r->p[p].lat_p99 / 1e6 : NAN;
+}
+
+static double v_bh_per_mib(const struct ts_row *r, unsigned int p)
+{
+	return ts_bh_per_mib(&r->p[p]);
+}
+
+struct series {
+	ts_value fn;
+	unsigned int path;
+	const char *name, *dash;
+};
+
+/* seconds, minutes or hours, whichever reads best */
+static double time_unit(double span, const char **name)
+{
+	if (span > 3 * 3600) {
+		*name = "time (h)";
+		return 3600;
+	}
+	if (span > 300) {
+		*name = "time (min)";
+		return 60;
+	}
+	*name = "time (s)";
+	return 1;
+}
+
+static void x_axis(struct chart *c, double unit, const char *label)
+{
+	double step = nice_step((c->xmax - c->xmin) / unit) * unit;
+
+	for (double x = c->xmin; x <= c->xmax * 1.0001; x += step)
+		fprintf(c->f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+			px(c, x), H - MB + 16, x / unit);
+	fprintf(c->f, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+		(W + ML - MR) / 2, H - 12, label);
+}
+
+/* NaN breaks the line: an interval without calls has no latency. */
+static void polyline(struct chart *c, const struct loaded_run *run,
+		     const struct series *s)
+{
+	bool open = false;
+
+	for (size_t i = 0; i < run->nr_rows; i++) {
+		const struct ts_row *r = &run->rows[i];
+		double v = s->fn(r, s->path);
+
+		if (!isfinite(v)) {
+			if (open)
+				fputs("\"/>\n", c->f);
+			open = false;
+			continue;
+		}
+		if (!open)
+			fprintf(c->f, "<polyline class=\"line %s\" fill=\"none\" stroke=\"%s\" "
+				   "stroke-width=\"1.5\" stroke-dasharray=\"%s\" points=\"",
+				path_name(s->path), path_color[s->path], s->dash);
+		fprintf(c->f, "%.1f,%.1f ", px(c, r->t), py(c, v));
+		open = true;
+	}
+	if (open)
+		fputs("\"/>\n", c->f);
+}
+
+static void ts_chart(FILE *f, const struct loaded_run *run, const char *id,
+		     const char *title, const char *ylabel,
+		     const struct series *ss, int n)
+{
+	const char *names[4], *colors[4], *dash[4], *xlabel;
+	struct chart c = { .f = f, .xmin = 0, .xmax = run->secs };
+	double unit = time_unit(run->secs, &xlabel);
+
+	for (int k = 0; k < n; k++) {
+		for (size_t i = 0; i < run->nr_rows; i++) {
+			double v = ss[k].fn(&run->rows[i], ss[k].path);
+
+			if (isfinite(v) && v > c.ymax)
+				c.ymax = v;
+		}
+		names[k] = ss[k].name;
+		colors[k] = path_color[ss[k].path];
+		dash[k] = ss[k].dash;
+	}
+	svg_open(f, id, "timeseries", title);
+	legend(f, names, colors, dash, n);
+	y_axis(&c, ylabel);
+	x_axis(&c, unit, xlabel);
+	for (int k = 0; k < n; k++)
+		polyline(&c, run, &ss[k]);
+	fputs("</svg></figure>\n", f);
+}
+
+/* whole-run bh allocations per MiB: two bars */
+static void bh_chart(FILE *f, const struct loaded_run *run)
+{
+	struct chart c = { .f = f };
+	double slot = (W - ML - MR) / 2.0;
+
+	for (unsigned int p = 0; p < NR_PATHS; p++)
+		if (run->sum->path[p].bh_per_mib > c.ymax)
+			c.ymax = run->sum->path[p].bh_per_mib;
+	svg_open(f, "bh-per-mib", "bars",
+		 "buffer_head allocations per MiB written, whole run");
+	y_axis(&c, "bh allocations / MiB");
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		double v = fin(run->sum->path[p].bh_per_mib);
+		double x = ML + p * slot + slot * 0.3;
+
+		fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+			   "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.2f</text>"
+			   "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			path_name(p), x, py(&c, v), slot * 0.4, H - MB - py(&c, v),
+			path_color[p], x + slot * 0.2, py(&c, v) - 6, v,
+			x + slot * 0.2, H - MB + 18, path_name(p));
+	}
+	fputs("</svg></figure>\n", f);
+}
+
+static void charts(FILE *f, const struct loaded_run *run)
+{
+	static const struct series tput[] = {
+		{ v_write_mbps, PATH_BH, "bh write", "none" },
+		{ v_write_mbps, PATH_IOMAP, "iomap write", "none" },
+		{ v_bio_mbps, PATH_BH, "bh bio", "6 3" },
+		{ v_bio_mbps, PATH_IOMAP, "iomap bio", "6 3" },
+	};
+	static const struct series lat[] = {
+		{ v_p99_ms, PATH_BH, "bh p99", "none" },
+		{ v_p99_ms, PATH_IOMAP, "iomap p99", "none" },
+	};
+	static const struct series bh[] = {
+		{ v_bh_per_mib, PATH_BH, "bh", "none" },
+		{ v_bh_per_mib, PATH_IOMAP, "iomap", "none" },
+	};
+
+	fputs("<h2>Latency and bio size</h2>\n<div class=\"pair\">\n", f);
+	hist_chart(f, run, "hist-write-lat", "Buffered write call latency",
+		   HIST_WRITE_LAT, true);
+	hist_chart(f, run, "hist-bio-size", "Bytes per bio", HIST_BIO_SIZE,
+		   false);
+	fputs("</div>\n<h2>Over time</h2>\n<div class=\"pair\">\n", f);
+	ts_chart(f, run, "ts-throughput", "Throughput", "MiB/s", tput, 4);
+	ts_chart(f, run, "ts-latency", "Buffered write latency, p99",
+		 "p99 (ms)", lat, 2);
+	fputs("</div>\n<h2>buffer_head allocations</h2>\n<div class=\"pair\">\n", f);
+	bh_chart(f, run);
+	ts_chart(f, run, "ts-bh-per-mib", "bh allocations per MiB over time",
+		 "bh / MiB", bh, 2);
+	fputs("</div>\n", f);
+}
+
+/* ---- tables ---- */
+
+static void kv(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, "<tr><th>%s</th><td>", k);
+	esc(f, v);
+	fputs("</td></tr>\n", f);
+}
+
+static void meta_table(FILE *f, const struct loaded_run *run)
+{
+	const struct run_info *in = recfile_info(run->rec);
+	const struct rec_end *e = recfile_end(run->rec);
+	unsigned int major, minor, nw = recfile_nr_warnings(run->rec);
+	char b[128], d[32];
+
+	recfile_version(run->rec, &major, &minor);
+	fputs("<table id=\"metadata\">\n", f);
+	kv(f, "recording", run->path);
+	snprintf(b, sizeof(b), "%u.%u", major, minor);
+	kv(f, "format version", b);
+	kv(f, "bhprof version", in->version);
+	kv(f, "kernel", in->release);
+	kv(f, "CONFIG_BUFFER_HEAD", in->buffer_head < 0 ? "unknown" :
+	   in->buffer_head ? "y" : "n");
+	kv(f, "BTF", in->btf ? "yes" : "no");
+	kv(f, "host", in->hostname);
+	kv(f, "started", fmt_utc(b, sizeof(b), in->start_realtime_ns));
+	snprintf(b, sizeof(b), "%.1f s, %llu snapshots every %.3g s",
+		 run->secs, (unsigned long long)run->snapshots,
+		 in->interval_ms / 1000.0);
+	kv(f, "duration", b);
+	fputs("<tr><th>devices</th><td>", f);
+	for (uint32_t i = 0; i < in->nr_filter_devs; i++) {
+		const char *n = recfile_dev_name(run->rec, in->filter_devs[i]);
+
+		esc(f, fmt_dev(d, sizeof(d), in->filter_devs[i]));
+		if (n) {
+			fputs(" (", f);
+			esc(f, n);
+			fputc(')', f);
+		}
+		fputc(' ', f);
+	}
+	fputs(in->nr_filter_devs ? "" : "all", f);
+	fputs("</td></tr>\n", f);
+	if (in->filter_pid) {
+		snprintf(b, sizeof(b), "%u", in->filter_pid);
+		kv(f, "pid", b);
+	}
+	kv(f, "command line", in->cmdline);
+	kv(f, "stopped by", stop_text(b, sizeof(b), e));
+	if (e->has_exit) {
+		snprintf(b, sizeof(b), "%d", e->exit_status);
+		kv(f, "command exit status", b);
+	}
+	for (unsigned int i = 0; i < NR_PROBES; i++) {
+		const struct probe_state *ps = &in->probes[i];
+
+		snprintf(b, sizeof(b), "%s%s%s", ps->absent ? "absent" :
+			 mode_name(ps->mode), ps->func[0] ? ": " : "", ps->func);
+		fprintf(f, "<tr class=\"probe\"><th>probe %s</th><td>",
+			probe_name(i));
+		esc(f, b);
+		fputs("</td></tr>\n", f);
+	}
+	for (unsigned int i = 0; i < nw; i++)
+		kv(f, "warning", recfile_warning(run->rec, i));
+	fputs("</table>\n", f);
+}
+
+static void row3(FILE *f, const char *k, const char *a, const char *b)
+{
+	fprintf(f, "<tr><th>%s</th><td>%s</td><td>%s</td></tr>\n", k, a, b);
+}
+
+static void summary_table(FILE *f, const struct loaded_run *run)
+{
+	const struct path_summary *a = &run->sum->path[PATH_BH];
+	const struct path_summary *b = &run->sum->path[PATH_IOMAP];
+	char x[32], y[32];
+
+	fputs("<table id=\"summary\">\n<tr><th></th><th class=\"bh\">bh</th>"
+	      "<th class=\"iomap\">iomap</th></tr>\n", f);
+#define U(k, v) do { snprintf(x, sizeof(x), "%llu", (unsigned long long)a->v); \
+		     snprintf(y, sizeof(y), "%llu", (unsigned long long)b->v); \
+		     row3(f, k, x, y); } while (0)
+#define D(k, v) do { snprintf(x, sizeof(x), "%.2f", fin(a->v)); \
+		     snprintf(y, sizeof(y), "%.2f", fin(b->v)); \
+		     row3(f, k, x, y); } while (0)
+#define NS(k, v) row3(f, k, fmt_ns(x, sizeof(x), a->v), fmt_ns(y, sizeof(y), b->v))
+#define BY(k, v) row3(f, k, fmt_bytes(x, sizeof(x), a->v), \
+		      fmt_bytes(y, sizeof(y), b->v))
+	U("write calls", c.write_calls);
+	BY("write bytes", c.write_bytes);
+	D("write MiB/s", write_mbps);
+	NS("write latency p50", write_lat.p50);
+	NS("write latency p99", write_lat.p99);
+	NS("write latency max", write_lat.max);
+	U("writeback pages", c.wb_pages);
+	U("bios", c.bio_count);
+	D("bio MiB/s", bio_mbps);
+	BY("bio size p50", bio_size.p50);
+	BY("bio size p99", bio_size.p99);
+	BY("mean bio size", mean_bio);
+	U("bh allocations", c.bh_alloc);
+	D("bh allocations per MiB", bh_per_mib);
+#undef U
+#undef D
+#undef NS
+#undef BY
+	fputs("</table>\n", f);
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1860px}"
+	"h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
+	"table{border-collapse:collapse;margin:8px 0}"
+	"th,td{border:1px solid #ddd;padding:3px 10px;text-align:left;vertical-align:top}"
+	"#summary td{text-align:right;font-variant-numeric:tabular-nums}"
+	"th.bh{color:#d95f02}th.iomap{color:#1b9e77}"
+	".pair{display:flex;flex-wrap:wrap;gap:16px}"
+	"figure{margin:0}figcaption{font-weight:600;margin:4px 0}"
+	"svg.chart{border:1px solid #eee;background:#fff}"
+	"svg .grid{stroke:#eee}svg .axis{stroke:#888}"
+	"svg text{font:11px sans-serif;fill:#444}svg .label{font-size:12px}"
+	"svg .legend{font-size:12px}svg .empty{font-size:16px;fill:#999}";
+
+int html_write(const struct loaded_run *run, const char *out)
+{
+	FILE *f = fopen(out, "w");
+
+	if (!f) {
+		fprintf(stderr, "bhprof: %s: %s\n", out, strerror(errno));
+		return -1;
+	}
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'\">\n<title>bhprof report: ", f);
+	esc(f, run->path);
+	fprintf(f, "</title>\n<style>%s</style></head><body>\n"
+		   "<h1>bhprof report: ", css);
+	esc(f, run->path);
+	fputs("</h1>\n<h2>Run</h2>\n", f);
+	meta_table(f, run);
+	fputs("<h2>Summary</h2>\n", f);
+	summary_table(f, run);
+	charts(f, run);
+	fputs("</body></html>\n", f);
+	if (ferror(f) | (fclose(f) == EOF)) {
+		fprintf(stderr, "bhprof: %s: write failed\n", out);
+		return -1;
+	}
+	return 0;
+}
