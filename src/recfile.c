@@ -196,6 +196,14 @@ struct dev_name {
 	char name[32];
 };
 
+/*
+ * Keyframes compress well and are rare: dynamic Huffman codes. A busy
+ * delta barely compresses at all (counts of events are noise), and
+ * inflating dynamic codes would then dominate reading a long recording:
+ * deltas use the fixed codes, or are stored when that is smaller.
+ */
+enum zmode { Z_DYN, Z_FIX, Z_STORE, NR_ZMODES };
+
 struct recwriter {
 	int fd;
 	int err;		/* first error, negative errno */
@@ -206,6 +214,8 @@ struct recwriter {
 	bool have_prev;
 	struct snapshot prev;
 	struct buf pay, sec, sub, out;
+	z_stream zs[NR_ZMODES];	/* reset per frame, not reallocated */
+	bool zs_init[NR_ZMODES];
 	uint32_t nr_names;
 	struct dev_name names[MAX_SNAP_DEVS];
 };
@@ -291,6 +301,29 @@ static int note_err(struct recwriter *w, int err)
 	return err;
 }
 
+static int zcompress(struct recwriter *w, enum zmode m, const struct buf *in,
+		     uint8_t *out, uLongf *len)
+{
+	static const int level[NR_ZMODES] = { 6, 6, 0 };
+	static const int strategy[NR_ZMODES] = { Z_DEFAULT_STRATEGY, Z_FIXED,
+						 Z_DEFAULT_STRATEGY };
+	z_stream *zs = &w->zs[m];
+
+	if (!w->zs_init[m] && deflateInit2(zs, level[m], Z_DEFLATED, 15, 8,
+					   strategy[m]) != Z_OK)
+		return -ENOMEM;
+	w->zs_init[m] = true;
+	deflateReset(zs);
+	zs->next_in = in->p;
+	zs->avail_in = in->len;
+	zs->next_out = out;
+	zs->avail_out = *len;
+	if (deflate(zs, Z_FINISH) != Z_STREAM_END)
+		return -EINVAL;
+	*len = zs->total_out;
+	return 0;
+}
+
 /*
  * One frame, one write(2): a crash can tear only the frame being written,
  * and the reader finds every frame before it intact.
@@ -307,11 +340,23 @@ static int write_frame(struct recwriter *w, uint8_t type, const struct buf *pay)
 		return note_err(w, -ENOMEM);
 	zlen = compressBound(pay->len);
 	w->out.len = 0;
-	if (!buf_reserve(&w->out, REC_FRAME_HDR + zlen))
+	if (!buf_reserve(&w->out, REC_FRAME_HDR + 2 * zlen))
 		return note_err(w, -ENOMEM);
-	if (compress2(w->out.p + REC_FRAME_HDR, &zlen, pay->p, pay->len, 6) !=
-	    Z_OK)
-		return note_err(w, -EINVAL);
+	if (type == REC_F_DELTA) {
+		uint8_t *tmp = w->out.p + REC_FRAME_HDR + zlen;
+		uLongf flen = zlen;
+
+		err = zcompress(w, Z_FIX, pay, w->out.p + REC_FRAME_HDR, &flen);
+		if (!err && flen > pay->len + 11 &&
+		    !zcompress(w, Z_STORE, pay, tmp, &zlen))
+			memcpy(w->out.p + REC_FRAME_HDR, tmp, zlen);
+		else
+			zlen = flen;
+	} else {
+		err = zcompress(w, Z_DYN, pay, w->out.p + REC_FRAME_HDR, &zlen);
+	}
+	if (err)
+		return note_err(w, err);
 	crc = crc32(0, &type, 1);
 	crc = crc32(crc, w->out.p + REC_FRAME_HDR, zlen);
 	put_le32(w->out.p, zlen);
@@ -640,6 +685,9 @@ int recwriter_close(struct recwriter *w)
 	free(w->sub.p);
 	free(w->out.p);
 	free(w->dir);
+	for (int m = 0; m < NR_ZMODES; m++)
+		if (w->zs_init[m])
+			deflateEnd(&w->zs[m]);
 	free(w);
 	return err;
 }
@@ -682,6 +730,8 @@ struct recfile {
 	struct dev_row prev_devs[MAX_SNAP_DEVS];
 	uint16_t dlo[NR_HISTS], dhi[NR_HISTS];	/* dirty buckets of step */
 	struct buf z;
+	z_stream zs;
+	bool zs_init;
 
 	uint32_t nr_names;
 	struct dev_name names[MAX_SNAP_DEVS];
@@ -1347,27 +1397,44 @@ static int push_index(struct recfile *r, uint64_t off, uint32_t len,
 	return 0;
 }
 
+/* One inflate stream, reset per frame: allocating zlib's window for
+ * every frame of a day-long recording costs more than decoding it. */
+static int inflate_once(struct recfile *r, const struct rec_index *e)
+{
+	if (!r->zs_init) {
+		if (inflateInit(&r->zs) != Z_OK)
+			return Z_MEM_ERROR;
+		r->zs_init = true;
+	} else {
+		inflateReset(&r->zs);
+	}
+	r->zs.next_in = r->data + e->off + REC_FRAME_HDR;
+	r->zs.avail_in = e->len;
+	r->zs.next_out = r->z.p;
+	r->zs.avail_out = r->z.cap;
+	return inflate(&r->zs, Z_FINISH);
+}
+
 static int inflate_frame(struct recfile *r, const struct rec_index *e,
 			 struct rd *out)
 {
 	size_t cap = r->z.cap ? r->z.cap : 65536;
-	uLongf n;
 	int rc;
 
 	for (;;) {
 		if (!buf_reserve(&r->z, cap))
 			return -1;
-		n = r->z.cap;
-		rc = uncompress(r->z.p, &n, r->data + e->off + REC_FRAME_HDR,
-				e->len);
-		if (rc == Z_OK)
+		rc = inflate_once(r, e);
+		if (rc == Z_STREAM_END)
 			break;
-		if (rc != Z_BUF_ERROR || r->z.cap >= REC_MAX_PAYLOAD)
+		/* out of room, not of input: try a bigger buffer */
+		if (rc != Z_BUF_ERROR || r->zs.avail_out ||
+		    r->z.cap >= REC_MAX_PAYLOAD)
 			return -1;
 		cap = r->z.cap * 2;
 	}
 	out->p = r->z.p;
-	out->end = r->z.p + n;
+	out->end = r->z.p + r->zs.total_out;
 	out->bad = false;
 	return 0;
 }
@@ -1602,6 +1669,8 @@ void recfile_close(struct recfile *r)
 	free(r->spare);
 	free(r->step);
 	free(r->z.p);
+	if (r->zs_init)
+		inflateEnd(&r->zs);
 	free(r);
 }
 
@@ -1764,6 +1833,8 @@ int recfile_next(struct recfile *r, struct rec_frame *f)
 		finish_step(r);
 		f->cum = r->state;
 		f->step = r->step;
+		memcpy(f->step_lo, r->dlo, sizeof(f->step_lo));
+		memcpy(f->step_hi, r->dhi, sizeof(f->step_hi));
 		f->after_gap = r->gap;
 		f->offset = e->off;
 		r->gap = false;

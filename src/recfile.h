@@ -94,6 +94,9 @@ struct rec_frame {
 	const struct snapshot *step;	/* cum minus the previous one
 					 * returned (cum itself for the
 					 * first); ts_ns is the interval */
+	/* step->hists[h] is zero outside [step_lo[h], step_hi[h]]
+	 * (all of it when lo > hi): percentiles need not scan the rest */
+	uint16_t step_lo[NR_HISTS], step_hi[NR_HISTS];
 	bool after_gap;			/* frames were lost just before */
 	uint64_t offset;		/* of the frame in the file */
 };

@@ -81,20 +81,75 @@ struct bin_start {
 	bool gap;
 };
 
-static void bin_open(struct bin_start *b, const struct snapshot *s)
+/* Rows of one interval take the reader's step: no copy of histograms. */
+static void bin_open(struct bin_start *b, const struct snapshot *s,
+		     unsigned long every)
 {
 	b->ts = s->ts_ns;
 	memcpy(b->paths, s->paths, sizeof(b->paths));
-	for (unsigned int p = 0; p < NR_PATHS; p++)
+	for (unsigned int p = 0; p < NR_PATHS && every > 1; p++)
 		b->lat[p] = s->hists[HIST_ID(p, HIST_WRITE_LAT)];
 	b->n = 0;
 	b->gap = false;
 }
 
-static void bin_close(struct loaded_run *run, struct bin_start *b,
-		      const struct snapshot *s, uint64_t t0)
+static uint64_t bucket_mid(unsigned int i)
 {
+	return hist_bucket_low(i) + hist_bucket_width(i) / 2;
+}
+
+/*
+ * hist_percentile(h, 50 and 99, EST_MID) in one pass over the buckets
+ * [lo, hi] that can be non-zero: this runs for every interval of a day.
+ */
+static void lat_pcts(const struct bhp_hist *h, unsigned int lo,
+		     unsigned int hi, uint64_t *p50, uint64_t *p99)
+{
+	uint64_t n = 0, seen = 0, r50, r99;
+	unsigned int i;
+
+	*p50 = *p99 = 0;
+	for (i = lo; i <= hi && i < HIST_BUCKETS; i++)
+		n += h->b[i];
+	if (!n)
+		return;
+	r50 = (uint64_t)(0.50 * (double)n + 0.999999);
+	r99 = (uint64_t)(0.99 * (double)n + 0.999999);
+	r50 = r50 < 1 ? 1 : r50 > n ? n : r50;
+	r99 = r99 < 1 ? 1 : r99 > n ? n : r99;
+	for (i = lo; i <= hi && i < HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (!*p50 && seen >= r50)
+			*p50 = bucket_mid(i);
+		if (seen >= r99) {
+			*p99 = bucket_mid(i);
+			return;
+		}
+	}
+}
+
+static void row_lat(const struct loaded_run *run, const struct bin_start *b,
+		    const struct snapshot *s, const struct rec_frame *f,
+		    unsigned int p, struct ts_path *tp)
+{
+	unsigned int id = HIST_ID(p, HIST_WRITE_LAT);
 	static struct bhp_hist d;
+
+	if (run->every == 1) {
+		lat_pcts(&f->step->hists[id], f->step_lo[id], f->step_hi[id],
+			 &tp->lat_p50, &tp->lat_p99);
+		return;
+	}
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
+		d.b[i] = s->hists[id].b[i] - b->lat[p].b[i];
+	lat_pcts(&d, 0, HIST_BUCKETS - 1, &tp->lat_p50, &tp->lat_p99);
+}
+
+/* f is only needed (and only given) for rows of one interval */
+static void bin_close(struct loaded_run *run, struct bin_start *b,
+		      const struct snapshot *s, const struct rec_frame *f,
+		      uint64_t t0)
+{
 	struct ts_row *row = &run->rows[run->nr_rows++];
 
 	row->t = (s->ts_ns - t0) / 1e9;
@@ -102,7 +157,6 @@ static void bin_close(struct loaded_run *run, struct bin_start *b,
 	row->gap = b->gap;
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		const struct bhp_path_stats *c = &s->paths[p], *o = &b->paths[p];
-		const struct bhp_hist *h = &s->hists[HIST_ID(p, HIST_WRITE_LAT)];
 		struct ts_path *tp = &row->p[p];
 
 		tp->write_calls = c->write_calls - o->write_calls;
@@ -112,12 +166,9 @@ static void bin_close(struct loaded_run *run, struct bin_start *b,
 		tp->bio_bytes = c->bio_bytes - o->bio_bytes;
 		tp->wb_pages = c->wb_pages - o->wb_pages;
 		tp->bh_alloc = c->bh_alloc - o->bh_alloc;
-		for (unsigned int i = 0; i < HIST_BUCKETS; i++)
-			d.b[i] = h->b[i] - b->lat[p].b[i];
-		tp->lat_p50 = hist_percentile(&d, 50, EST_MID);
-		tp->lat_p99 = hist_percentile(&d, 99, EST_MID);
+		row_lat(run, b, s, f, p, tp);
 	}
-	bin_open(b, s);
+	bin_open(b, s, run->every);
 }
 
 static void print_warnings(const struct loaded_run *run)
@@ -139,16 +190,17 @@ static int load_series(struct loaded_run *run, struct snapshot *first,
 	while (recfile_next(run->rec, &f) == 1) {
 		if (!run->snapshots++) {
 			*first = *f.cum;
-			bin_open(&bin, f.cum);
+			bin_open(&bin, f.cum, run->every);
 		} else if (run->every) {
 			bin.gap |= f.after_gap;
 			if (++bin.n == run->every)
-				bin_close(run, &bin, f.cum, first->ts_ns);
+				bin_close(run, &bin, f.cum, &f, first->ts_ns);
 		}
 		*last = f.cum;
 	}
-	if (run->every && bin.n && run->snapshots > 1)
-		bin_close(run, &bin, *last, first->ts_ns);
+	/* a partial last bin; never with one interval per row */
+	if (run->every > 1 && bin.n)
+		bin_close(run, &bin, *last, NULL, first->ts_ns);
 	return 0;
 }
 

@@ -186,6 +186,17 @@ static void t_delta(const struct snapshot *a, const struct snapshot *b,
 		pd[i] = pb[i] - pa[i];
 }
 
+/* Outside the range it announces, a step's histogram is zero. */
+static bool range_ok(const struct rec_frame *f)
+{
+	for (unsigned int h = 0; h < NR_HISTS; h++)
+		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+			if (f->step->hists[h].b[b] &&
+			    (b < f->step_lo[h] || b > f->step_hi[h]))
+				return false;
+	return true;
+}
+
 /* Every snapshot read matches the one written with the same time; the
  * count returned and whether steps are right are checked too. */
 static unsigned int read_all(struct recfile *r, unsigned int n, bool *exact)
@@ -207,7 +218,8 @@ static unsigned int read_all(struct recfile *r, unsigned int n, bool *exact)
 			t_delta(prev, f.cum, &d);
 			if (d.ts_ns != f.step->ts_ns ||
 			    memcmp(d.hists, f.step->hists, sizeof(d.hists)) ||
-			    memcmp(d.paths, f.step->paths, sizeof(d.paths)))
+			    memcmp(d.paths, f.step->paths, sizeof(d.paths)) ||
+			    !range_ok(&f))
 				*exact = false;
 		}
 		prev = &orig[i];
