@@ -129,6 +129,7 @@ int tui_put(int y, int x, int w, const char *s);
 int tui_putf(int y, int x, int w, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void tui_rule(const struct tui *t, int y, int x, int w);
+void tui_box(const struct tui *t, int y, int x, int h, int w);
 /* a horizontal bar of frac (0..1) of w columns */
 void tui_hbar(const struct tui *t, int y, int x, int w, double frac);
 /* the last w values of a series as one row of block glyphs, 0..max */
@@ -136,5 +137,7 @@ void tui_spark(const struct tui *t, int y, int x, int w, const double *v,
 	       unsigned int head, unsigned int len, double max);
 /* "12,345" for rates and counts; one decimal below 10 */
 const char *tui_fmt_num(char *buf, size_t len, double v);
+/* "2.52 ms", "74.8 us", "110 ms": at most 7 columns below 1000 s */
+const char *tui_fmt_ns(char *buf, size_t len, double ns);
 
 #endif /* BHPROF_TUI_H */

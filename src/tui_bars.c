@@ -97,6 +97,16 @@ int tui_putf(int y, int x, int w, const char *fmt, ...)
 	return tui_put(y, x, w, buf);
 }
 
+/*
+ * Line drawing: curses' ACS glyphs in a UTF-8 locale; plain ASCII
+ * otherwise, because a multiplexer in a C locale may print ACS as the
+ * letters it is encoded with ("qqqq").
+ */
+static chtype line_ch(const struct tui *t, chtype acs, char ascii)
+{
+	return t->utf8 ? acs : (chtype)ascii;
+}
+
 void tui_rule(const struct tui *t, int y, int x, int w)
 {
 	if (y < 0 || y >= LINES || x >= COLS || w <= 0)
@@ -104,8 +114,22 @@ void tui_rule(const struct tui *t, int y, int x, int w)
 	if (w > COLS - x)
 		w = COLS - x;
 	attron(tui_attr(t, CP_DIM));
-	mvhline(y, x, ACS_HLINE, w);
+	mvhline(y, x, line_ch(t, ACS_HLINE, '-'), w);
 	attroff(tui_attr(t, CP_DIM));
+}
+
+void tui_box(const struct tui *t, int y, int x, int h, int w)
+{
+	chtype hl = line_ch(t, ACS_HLINE, '-'), vl = line_ch(t, ACS_VLINE, '|');
+
+	mvhline(y, x + 1, hl, w - 2);
+	mvhline(y + h - 1, x + 1, hl, w - 2);
+	mvvline(y + 1, x, vl, h - 2);
+	mvvline(y + 1, x + w - 1, vl, h - 2);
+	mvaddch(y, x, line_ch(t, ACS_ULCORNER, '+'));
+	mvaddch(y, x + w - 1, line_ch(t, ACS_URCORNER, '+'));
+	mvaddch(y + h - 1, x, line_ch(t, ACS_LLCORNER, '+'));
+	mvaddch(y + h - 1, x + w - 1, line_ch(t, ACS_LRCORNER, '+'));
 }
 
 void tui_hbar(const struct tui *t, int y, int x, int w, double frac)
@@ -194,5 +218,24 @@ const char *tui_fmt_num(char *buf, size_t len, double v)
 		buf[o++] = digits[i];
 	}
 	buf[o] = 0;
+	return buf;
+}
+
+/* three significant digits, so three latencies fit side by side */
+const char *tui_fmt_ns(char *buf, size_t len, double ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	unsigned int u = 0;
+
+	while (ns >= 999.5 && u < 3) {
+		ns /= 1000;
+		u++;
+	}
+	if (u == 0 || ns >= 99.95)
+		snprintf(buf, len, "%.0f %s", ns, units[u]);
+	else if (ns >= 9.995)
+		snprintf(buf, len, "%.1f %s", ns, units[u]);
+	else
+		snprintf(buf, len, "%.2f %s", ns, units[u]);
 	return buf;
 }

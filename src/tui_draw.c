@@ -14,8 +14,10 @@
 
 #define MIB (1024.0 * 1024.0)
 #define ROWS_FULL 12		/* metric rows with room to spare */
-#define ROWS_COMPACT 9		/* latencies on one row, no bio MiB/s */
 #define PANEL_MIN 4		/* rule and three rows */
+#define ROOMY_GAPS 4		/* blank rows between the metric groups */
+#define PANEL_ROOMY 15		/* rule and 14 rows: 1 us to 20 ms, 1-2-5 */
+#define DEVS_ROOMY 7		/* header and six devices */
 
 enum want { NONE, HIGHER, LOWER };
 
@@ -366,7 +368,7 @@ static void ns_text(char *buf, size_t len, const struct dist *d, uint64_t v,
 	else if (!d->count)
 		snprintf(buf, len, "-");
 	else
-		fmt_ns(buf, len, (double)v);
+		tui_fmt_ns(buf, len, (double)v);
 }
 
 #define DIST_AT(d, off) (*(const uint64_t *)((const char *)(d) + (off)))
@@ -483,9 +485,14 @@ static void rows_bh(const struct tui *t, const struct tui_layout *l, int *y)
 		 pick(a->bh_per_mib, b->bh_per_mib, LOWER, both));
 }
 
+/* metric rows: compact, full, or full with a blank row between groups */
+enum shape { COMPACT, FULL, ROOMY };
+
 static int draw_metrics(const struct tui *t, const struct tui_layout *l,
-			int y, bool full)
+			int y, enum shape shape)
 {
+	bool full = shape != COMPACT;
+	int gap = shape == ROOMY;
 	const struct path_summary *a = &t->win.path[0], *b = &t->win.path[1];
 	const struct dist *wl[NR_PATHS] = { &a->write_lat, &b->write_lat };
 	const struct dist *wb[NR_PATHS] = { &a->wb_lat, &b->wb_lat };
@@ -505,14 +512,17 @@ static int draw_metrics(const struct tui *t, const struct tui_layout *l,
 	} else {
 		row_lat3(t, l, y++, wl);
 	}
+	y += gap;
 	/* n/a twice says nothing a short screen has room for */
 	if (full || wbs[0] || wbs[1])
 		row_lat(t, l, y++, "writeback p99", wb,
 			offsetof(struct dist, p99), wbs);
 	row_num(t, l, y++, "pages/s", a->pages_ps, b->pages_ps, HIGHER);
+	y += gap;
 	rows_bio(t, l, &y, full);
+	y += gap;
 	rows_bh(t, l, &y);
-	return y;
+	return y + gap;
 }
 
 static double ring_max(const struct tui_ring *r, const double *v,
@@ -600,7 +610,7 @@ static const char *const help_lines[] = {
 
 static void draw_help(const struct tui *t, const struct tui_layout *l)
 {
-	int w = 60, h = NR_HELP + 4, x, y;
+	int w = 64, h = NR_HELP + 4, x, y;
 
 	if (w > l->w - 2)
 		w = l->w - 2;
@@ -611,14 +621,7 @@ static void draw_help(const struct tui *t, const struct tui_layout *l)
 	for (int i = 0; i < h; i++)
 		mvhline(y + i, x, ' ', w);
 	attron(tui_attr(t, CP_BH));
-	mvhline(y, x + 1, ACS_HLINE, w - 2);
-	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-	mvvline(y + 1, x, ACS_VLINE, h - 2);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
-	mvaddch(y, x, ACS_ULCORNER);
-	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + h - 1, x, ACS_LLCORNER);
-	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	tui_box(t, y, x, h, w);
 	tui_put(y, x + 2, w - 4, " bhprof top: keys ");
 	attroff(tui_attr(t, CP_BH));
 	for (int i = 0; i < NR_HELP && i < h - 4; i++)
@@ -642,17 +645,21 @@ static void draw_small(const struct tui *t)
 
 static void draw_screen(const struct tui *t, const struct tui_layout *l)
 {
-	int y = 1, fixed, rest, devs, metrics;
+	int y = 1, spare, rest, devs;
+	enum shape shape = COMPACT;
 
 	draw_title(t, l);
 	y += draw_attach(t, l, y);
 	draw_devices(t, l, y++);
 	draw_colhdr(t, l, y++);
-	/* title, history and key line around the metric rows */
-	fixed = y + 2 + 1;
-	metrics = l->h - fixed - ROWS_FULL >= PANEL_MIN + 5 ? ROWS_FULL :
-							       ROWS_COMPACT;
-	y = draw_metrics(t, l, y, metrics == ROWS_FULL);
+	/* what the full rows, the history and the key line would leave */
+	spare = l->h - y - ROWS_FULL - 2 - 1;
+	if (spare >= PANEL_MIN + 5)
+		shape = FULL;
+	/* gaps only once a latency histogram keeps its 1-2-5 steps */
+	if (spare - ROOMY_GAPS >= PANEL_ROOMY + DEVS_ROOMY)
+		shape = ROOMY;
+	y = draw_metrics(t, l, y, shape);
 	draw_history(t, l, y);
 	y += 2;
 	rest = l->h - 1 - y;
