@@ -14,9 +14,11 @@ command -v tmux >/dev/null || { bad "tui: tmux not installed"; finish; }
 SOCK=bhprof-tui-$$
 WRITER=
 
+# the writer finishes its dd first: a dd killed midway would keep the
+# XFS mount busy and the loop devices attached
 tui_cleanup() {
 	touch "$WORK/stop"
-	[ -n "$WRITER" ] && kill "$WRITER" 2>/dev/null && wait "$WRITER" 2>/dev/null
+	[ -n "$WRITER" ] && wait "$WRITER" 2>/dev/null
 	tmux -L "$SOCK" kill-server 2>/dev/null
 	cleanup
 }
@@ -134,6 +136,8 @@ whole() {
 # ---- the workload: bh on a raw loop device, iomap on XFS ----
 RAW=$(new_loop 256) || { bad "losetup"; finish; }
 XFS=$(new_loop 512) || { bad "losetup"; finish; }
+# new_loop ran in a subshell: its LOOPS+= did not reach this one
+LOOPS+=("$RAW" "$XFS")
 R=$(basename "$RAW")
 X=$(basename "$XFS")
 mkfs.xfs -q -f "$XFS" || { bad "mkfs.xfs"; finish; }
