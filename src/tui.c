@@ -59,6 +59,8 @@ static void stderr_release(void)
 	held_err = NULL;
 }
 
+static void seen_add(struct tui *t, uint32_t dev);
+
 struct tui *tui_alloc(const struct run_info *info, double interval,
 		      const char *record)
 {
@@ -74,6 +76,9 @@ struct tui *tui_alloc(const struct run_info *info, double interval,
 	t->info = info;
 	t->interval = interval;
 	t->record = record;
+	/* devices asked for with -d can be picked before they see a bio */
+	for (uint32_t i = 0; i < info->nr_filter_devs; i++)
+		seen_add(t, info->filter_devs[i]);
 	return t;
 }
 

@@ -56,7 +56,7 @@ struct tui {
 	double since_reset;		/* seconds covered by cum */
 	bool paused, help, utf8, colour;
 	bool fed;			/* at least one interval shown */
-	const char *note;		/* one-line status, e.g. child exited */
+	const char *note;		/* e.g. the command's exit */
 	enum tui_view view;
 	bool filtered;			/* else all devices */
 	uint32_t filter_dev;		/* set by d, one of seen[] */

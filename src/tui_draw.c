@@ -16,7 +16,7 @@
 #define ROWS_FULL 12		/* metric rows with room to spare */
 #define PANEL_MIN 4		/* rule and three rows */
 #define ROOMY_GAPS 4		/* blank rows between the metric groups */
-#define PANEL_ROOMY 15		/* rule and 14 rows: 1 us to 20 ms, 1-2-5 */
+#define PANEL_ROOMY 15		/* rule, 14 rows: 1 us..20 ms in 1-2-5 */
 #define DEVS_ROOMY 7		/* header and six devices */
 
 enum want { NONE, HIGHER, LOWER };
@@ -532,10 +532,9 @@ static double ring_max(const struct tui_ring *r, const double *v,
 	double m = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		unsigned int idx = (r->head + TUI_HISTORY - n + i) % TUI_HISTORY;
+		double x = v[(r->head + TUI_HISTORY - n + i) % TUI_HISTORY];
 
-		if (v[idx] > m)
-			m = v[idx];
+		m = x > m ? x : m;
 	}
 	return m;
 }

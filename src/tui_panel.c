@@ -188,7 +188,8 @@ static void group_row(const struct tui *t, const struct tui_layout *l, int y,
 	n = (int)strlen(label);
 	tui_put(y, l->label_w - 2 - n, n, label);
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
-		double frac = total[p] > 0 ? group_sum(g, p, a, m) / total[p] : 0;
+		double c = group_sum(g, p, a, m);
+		double frac = total[p] > 0 ? c / total[p] : 0;
 
 		attron(tui_attr(t, path_pair[p]) & ~A_BOLD);
 		tui_hbar(t, y, l->x[p], l->val_w - 5, top > 0 ? frac / top : 0);
@@ -468,9 +469,11 @@ static void dev_line(const struct tui *t, const struct tui_layout *l, int y,
 
 	snprintf(mib, sizeof(mib), "%.1f",
 		 w && secs > 0 ? (double)w->bytes / secs / MIB : 0);
-	tui_fmt_num(bps, sizeof(bps), w && secs > 0 ? (double)w->bios / secs : 0);
+	tui_fmt_num(bps, sizeof(bps),
+		    w && secs > 0 ? (double)w->bios / secs : 0);
 	if (w && w->bios) {
-		fmt_bytes(mean, sizeof(mean), (double)w->bytes / (double)w->bios);
+		fmt_bytes(mean, sizeof(mean),
+			  (double)w->bytes / (double)w->bios);
 		fmt_bytes(p99, sizeof(p99),
 			  (double)slot_percentile(w->size_log2, 99));
 	} else {
