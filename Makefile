@@ -75,3 +75,15 @@ unit: $(OUTPUT)/unit_tests
 LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
 live: bhprof
 	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc
+
+vm: static
+	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh
+
+# Every suite ends with "N passed, N failed"; run-suites.sh adds them up
+# and fails on a suite that dies before its tally.
+CHECK_SUITES := "$(OUTPUT)/unit_tests" \
+	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
+	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
+
+check: bhprof static $(OUTPUT)/unit_tests
+	./tests/run-suites.sh $(CHECK_SUITES)
