@@ -258,31 +258,40 @@ static void x_axis(struct chart *c, double unit, const char *label)
 		(W + ML - MR) / 2, H - 12, label);
 }
 
-/* NaN breaks the line: an interval without calls has no latency. */
+static void dot(const struct chart *c, const struct series *s, double x,
+		double y)
+{
+	fprintf(c->f, "<circle class=\"dot %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+		path_name(s->path), x, y, path_color[s->path]);
+}
+
+/* NaN breaks the line (an interval without calls has no latency); a
+ * point alone between two breaks is drawn as a dot. */
 static void polyline(struct chart *c, const struct loaded_run *run,
 		     const struct series *s)
 {
-	bool open = false;
+	double x = 0, y = 0;
+	size_t run_len = 0;
 
-	for (size_t i = 0; i < run->nr_rows; i++) {
-		const struct ts_row *r = &run->rows[i];
-		double v = s->fn(r, s->path);
+	for (size_t i = 0; i <= run->nr_rows; i++) {
+		double v = i < run->nr_rows ? s->fn(&run->rows[i], s->path) : NAN;
 
 		if (!isfinite(v)) {
-			if (open)
+			if (run_len)
 				fputs("\"/>\n", c->f);
-			open = false;
+			if (run_len == 1)
+				dot(c, s, x, y);
+			run_len = 0;
 			continue;
 		}
-		if (!open)
+		x = px(c, run->rows[i].t);
+		y = py(c, v);
+		if (!run_len++)
 			fprintf(c->f, "<polyline class=\"line %s\" fill=\"none\" stroke=\"%s\" "
 				   "stroke-width=\"1.5\" stroke-dasharray=\"%s\" points=\"",
 				path_name(s->path), path_color[s->path], s->dash);
-		fprintf(c->f, "%.1f,%.1f ", px(c, r->t), py(c, v));
-		open = true;
+		fprintf(c->f, "%.1f,%.1f ", x, y);
 	}
-	if (open)
-		fputs("\"/>\n", c->f);
 }
 
 static void ts_chart(FILE *f, const struct loaded_run *run, const char *id,

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "harness.h"
-#include "../../src/recfile.h"
+#include "recfile.h"
 
 #define T_MAX_SNAPS 200
 
