@@ -87,8 +87,16 @@ restored() {
 shows() { cap "$1" | grep -Eq -- "$2"; }
 not() { ! "$@"; }
 
-# the better value of a pair is green (and bold)
-highlighted() { cape "$1" | grep -q $'\e\[[0-9;]*32m'; }
+# the better value of a pair is green (and bold); pairs compare only
+# while both paths are busy, which the writer's loop is only mostly
+highlighted() {
+	local end=$((SECONDS + 10))
+	while [ $SECONDS -lt "$end" ]; do
+		cape "$1" | grep -q $'\e\[[0-9;]*32m' && return 0
+		sleep 0.25
+	done
+	return 1
+}
 
 # row LABEL PANE: the two figures at the end of a metric row
 row() { cap "$2" | awk -v l="$1" 'index($0, " " l " ") == 1 { print $(NF - 1), $NF; exit }'; }
