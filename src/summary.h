@@ -36,7 +36,7 @@ struct dev_summary {
 	uint64_t path_bios[NR_PATHS + 1], path_bytes[NR_PATHS + 1];
 	uint32_t main_path;		/* path with most bytes */
 	double mbps, bios_ps, mean_bio;
-	uint64_t size_p50, size_p99;	/* from log2 buckets: upper edge */
+	uint64_t size_p50, size_p99;	/* from log2 buckets: lower edge */
 };
 
 struct summary {

@@ -33,14 +33,14 @@ need_root() {
 	[ -x "$BHPROF" ] || { bad "$1: $BHPROF not built"; finish; }
 }
 
-new_loop() { # new_loop SIZE_MB -> prints /dev/loopN
+# new_loop SIZE_MB: sets LOOP=/dev/loopN. Not "$(new_loop)": a subshell
+# would lose LOOPS and leave the device attached after the test.
+new_loop() {
 	local img
 	img=$(mktemp "$WORK/disk.XXXXXX")
 	truncate -s "${1}M" "$img"
-	local dev
-	dev=$(losetup -f --show "$img") || return 1
-	LOOPS+=("$dev")
-	echo "$dev"
+	LOOP=$(losetup -f --show "$img") || return 1
+	LOOPS+=("$LOOP")
 }
 
 # sectors written, times 512

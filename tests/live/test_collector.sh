@@ -39,9 +39,10 @@ agree() { # agree LABEL DEV
 		close_to "${b:-0}" "$DS" 1
 }
 
-RAW=$(new_loop 256) || { bad "losetup"; finish; }
-EXT=$(new_loop 256)
-XFS=$(new_loop 512)
+new_loop 256 || { bad "losetup"; finish; }
+RAW=$LOOP
+new_loop 256 && EXT=$LOOP
+new_loop 512 && XFS=$LOOP
 
 # --- raw block device, buffered then fsync
 stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=1M count=$MIB conv=fsync status=none

@@ -142,10 +142,10 @@ whole() {
 }
 
 # ---- the workload: bh on a raw loop device, iomap on XFS ----
-RAW=$(new_loop 256) || { bad "losetup"; finish; }
-XFS=$(new_loop 512) || { bad "losetup"; finish; }
-# new_loop ran in a subshell: its LOOPS+= did not reach this one
-LOOPS+=("$RAW" "$XFS")
+new_loop 256 || { bad "losetup"; finish; }
+RAW=$LOOP
+new_loop 512 || { bad "losetup"; finish; }
+XFS=$LOOP
 R=$(basename "$RAW")
 X=$(basename "$XFS")
 mkfs.xfs -q -f "$XFS" || { bad "mkfs.xfs"; finish; }
