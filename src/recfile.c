@@ -40,7 +40,7 @@ _Static_assert(sizeof(struct bhp_dev_stats) == (2 + DEV_SIZE_SLOTS) * 8,
 enum {
 	M_VERSION = 1, M_RELEASE, M_BUFFER_HEAD, M_BTF, M_HOSTNAME,
 	M_START_NS, M_INTERVAL_MS, M_FILTER_DEV, M_FILTER_PID, M_CMDLINE,
-	M_PROBE, M_HIST_LAYOUT, M_DEV_NAME, M_DEV_SLOTS,
+	M_PROBE, M_HIST_LAYOUT, M_DEV_NAME, M_DEV_SLOTS, M_COMMAND_ARG,
 };
 
 /* ... of a probe, inside M_PROBE */
@@ -218,6 +218,8 @@ struct recwriter {
 	bool zs_init[NR_ZMODES];
 	uint32_t nr_names;
 	struct dev_name names[MAX_SNAP_DEVS];
+	struct buf args;	/* the command's argv, NUL-separated */
+	unsigned int nr_args;
 };
 
 static uint64_t mono_ns(void)
@@ -259,6 +261,18 @@ int recwriter_open(const char *path, struct recwriter **out)
 		free(copy);
 	}
 	return 0;
+}
+
+void recwriter_command(struct recwriter *w, char *const *argv)
+{
+	w->args.len = 0;
+	w->nr_args = 0;
+	for (; argv && *argv && w->nr_args < REC_MAX_ARGS; argv++) {
+		if (w->args.len + strlen(*argv) + 1 > MAX_ARGV_TEXT)
+			break;
+		buf_put(&w->args, *argv, strlen(*argv) + 1);
+		w->nr_args++;
+	}
 }
 
 void recwriter_set_keyframe_every(struct recwriter *w, unsigned int n)
@@ -413,6 +427,12 @@ static void enc_meta(struct recwriter *w, const struct run_info *in)
 		put_u64_sec(b, M_FILTER_DEV, in->filter_devs[i]);
 	put_u64_sec(b, M_FILTER_PID, in->filter_pid);
 	put_str_sec(b, M_CMDLINE, in->cmdline, sizeof(in->cmdline));
+	for (size_t off = 0; off < w->args.len && !w->args.oom;) {
+		const char *a = (const char *)w->args.p + off;
+
+		put_str_sec(b, M_COMMAND_ARG, a, MAX_ARGV_TEXT);
+		off += strlen(a) + 1;
+	}
 	for (i = 0; i < NR_PROBES; i++)
 		enc_probe(b, &w->sub, i, &in->probes[i]);
 	w->sub.len = 0;
@@ -684,6 +704,7 @@ int recwriter_close(struct recwriter *w)
 	free(w->sec.p);
 	free(w->sub.p);
 	free(w->out.p);
+	free(w->args.p);
 	free(w->dir);
 	for (int m = 0; m < NR_ZMODES; m++)
 		if (w->zs_init[m])
@@ -735,6 +756,9 @@ struct recfile {
 
 	uint32_t nr_names;
 	struct dev_name names[MAX_SNAP_DEVS];
+	char args[MAX_ARGV_TEXT];
+	unsigned int nr_args, args_len;
+	uint16_t arg_off[REC_MAX_ARGS];
 
 	unsigned int nr_warn;
 	uint64_t warn_dropped;
@@ -792,6 +816,16 @@ void recfile_version(const struct recfile *r, unsigned int *major,
 {
 	*major = r->major;
 	*minor = r->minor;
+}
+
+unsigned int recfile_nr_args(const struct recfile *r)
+{
+	return r->nr_args;
+}
+
+const char *recfile_arg(const struct recfile *r, unsigned int i)
+{
+	return i < r->nr_args ? r->args + r->arg_off[i] : NULL;
 }
 
 const char *recfile_dev_name(const struct recfile *r, uint32_t dev)
@@ -929,6 +963,17 @@ static void dec_dev_name(struct recfile *r, struct rd *c)
 		r->nr_names++;
 }
 
+static void dec_arg(struct recfile *r, const struct rd *c)
+{
+	size_t room = sizeof(r->args) - r->args_len;
+
+	if (r->nr_args >= REC_MAX_ARGS || room < 2)
+		return;
+	rd_str(c, r->args + r->args_len, room);
+	r->arg_off[r->nr_args++] = r->args_len;
+	r->args_len += strlen(r->args + r->args_len) + 1;
+}
+
 /* Everything but the bucket layout is optional: a field a future writer
  * leaves out reads as unknown. */
 static int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
@@ -1006,6 +1051,9 @@ static int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
 			break;
 		case M_DEV_NAME:
 			dec_dev_name(r, &b);
+			break;
+		case M_COMMAND_ARG:
+			dec_arg(r, &b);
 			break;
 		}
 	}

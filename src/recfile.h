@@ -33,6 +33,7 @@
 /* ... and so is a payload that inflates to more than this. */
 #define REC_MAX_PAYLOAD (4u << 20)
 #define REC_KEYFRAME_EVERY 60
+#define REC_MAX_ARGS 64	/* of the recorded command, kept */
 
 enum rec_frame_type {
 	REC_F_META = 1,
@@ -72,6 +73,9 @@ int recwriter_open(const char *path, struct recwriter **out);
 int recwriter_open_fd(int fd, struct recwriter **out);
 /* 1 writes every snapshot as a keyframe; tests use small values. */
 void recwriter_set_keyframe_every(struct recwriter *w, unsigned int n);
+/* The command run under the recording (argv after --), kept in the
+ * metadata; call before recwriter_begin. */
+void recwriter_command(struct recwriter *w, char *const *argv);
 /* The header and metadata frame; call once, before any snapshot. */
 int recwriter_begin(struct recwriter *w, const struct run_info *info);
 /* Remember a device's name (loop0, nvme0n1) for the end-of-run frame. */
@@ -129,6 +133,9 @@ const struct rec_end *recfile_end(const struct recfile *r);
 const struct rec_stats *recfile_stats(const struct recfile *r);
 void recfile_version(const struct recfile *r, unsigned int *major,
 		     unsigned int *minor);
+/* the recorded command's argv: count, and each (NULL past the end) */
+unsigned int recfile_nr_args(const struct recfile *r);
+const char *recfile_arg(const struct recfile *r, unsigned int i);
 /* the name recorded for dev, or NULL */
 const char *recfile_dev_name(const struct recfile *r, uint32_t dev);
 

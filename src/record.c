@@ -170,6 +170,7 @@ int cmd_record(int argc, char **argv)
 		goto finish;
 	}
 	name_devs(w, st.info.filter_devs, st.info.nr_filter_devs);
+	recwriter_command(w, o.cmd);
 	err = recwriter_begin(w, &st.info);
 	if (!err) {
 		fprintf(stderr, "bhprof: recording to %s every %g s%s\n",

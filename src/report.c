@@ -410,11 +410,17 @@ static void recording_json(struct json *j, const struct loaded_run *run)
 	json_obj_close(j);
 }
 
-static void command_json(struct json *j, const struct rec_end *e)
+/* stat --json's "command", plus how the recording stopped */
+static void command_json(struct json *j, const struct loaded_run *run)
 {
+	const struct rec_end *e = recfile_end(run->rec);
 	char b[64];
 
 	json_obj_open(j, "command");
+	json_arr_open(j, "argv");
+	for (unsigned int i = 0; i < recfile_nr_args(run->rec); i++)
+		json_str(j, NULL, recfile_arg(run->rec, i));
+	json_arr_close(j);
 	if (e->has_exit)
 		json_i64(j, "exit_status", e->exit_status);
 	else
@@ -475,7 +481,7 @@ static void report_json(FILE *f, const struct loaded_run *run)
 	json_obj_open(&j, NULL);
 	summary_json_fields(&j, recfile_info(run->rec), run->sum);
 	recording_json(&j, run);
-	command_json(&j, recfile_end(run->rec));
+	command_json(&j, run);
 	intervals_json(&j, run);
 	json_obj_close(&j);
 	json_end(&j);

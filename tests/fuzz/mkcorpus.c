@@ -59,6 +59,7 @@ static uint8_t *record(unsigned int n, unsigned int key_every, bool end,
 	recwriter_open_fd(fd, &w);
 	recwriter_set_keyframe_every(w, key_every);
 	recwriter_dev_name(w, KDEV_MKDEV(7u, 0u), "loop0");
+	recwriter_command(w, (char *[]){ "dd", "of=/dev/loop0", NULL });
 	recwriter_begin(w, &in);
 	for (unsigned int i = 0; i < n; i++)
 		recwriter_append(w, &snaps[i]);

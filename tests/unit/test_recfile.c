@@ -151,6 +151,7 @@ static void write_blob(struct blob *b, unsigned int n, unsigned int key_every,
 	CHECK(recwriter_open_fd(fd, &w) == 0);
 	recwriter_set_keyframe_every(w, key_every);
 	recwriter_dev_name(w, KDEV_MKDEV(7u, 0u), "loop0");
+	recwriter_command(w, (char *[]){ "dd", "if=/dev/zero", "", NULL });
 	CHECK(recwriter_begin(w, &in) == 0);
 	b->meta_end = recwriter_bytes(w);
 	for (i = 0; i < n; i++) {
@@ -275,6 +276,9 @@ TEST(recfile_round_trip)
 		CHECK(e->has_exit && e->exit_status == 3);
 		CHECK_EQ_U64(e->frames, 150);
 		CHECK_EQ_U64(e->elapsed_ns, 12345);
+		CHECK_EQ_U64(recfile_nr_args(r), 3);
+		CHECK(!strcmp(recfile_arg(r, 1), "if=/dev/zero"));
+		CHECK(!strcmp(recfile_arg(r, 2), "") && !recfile_arg(r, 3));
 		CHECK(recfile_dev_name(r, KDEV_MKDEV(7u, 0u)) &&
 		      !strcmp(recfile_dev_name(r, KDEV_MKDEV(7u, 0u)), "loop0"));
 		/* a second pass gives the same */
