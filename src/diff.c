@@ -19,6 +19,7 @@ struct metric {
 	const char *label;	/* text */
 	enum unit unit;
 	double (*get)(const struct path_summary *p);
+	bool whole;		/* an integer: JSON gets every digit */
 };
 
 #define GET(name, expr)                                                  \
@@ -43,20 +44,20 @@ GET(m_bh_alloc, p->c.bh_alloc)
 GET(m_bh_per_mib, p->bh_per_mib)
 
 static const struct metric metrics[] = {
-	{ "write_calls", "write calls", U_COUNT, m_write_calls },
-	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes },
-	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps },
-	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50 },
-	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99 },
-	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max },
-	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages },
-	{ "bio_count", "bios", U_COUNT, m_bios },
-	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps },
-	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean },
-	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50 },
-	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99 },
-	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc },
-	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib },
+	{ "write_calls", "write calls", U_COUNT, m_write_calls, true },
+	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes, true },
+	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false },
+	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true },
+	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true },
+	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true },
+	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true },
+	{ "bio_count", "bios", U_COUNT, m_bios, true },
+	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false },
+	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false },
+	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true },
+	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true },
+	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true },
+	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false },
 };
 
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
@@ -155,9 +156,15 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 			double rp = rel_pct(va, vb);
 
 			json_obj_open(&j, m->key);
-			json_double(&j, "a", va);
-			json_double(&j, "b", vb);
-			json_double(&j, "abs", vb - va);
+			if (m->whole) {
+				json_u64(&j, "a", (uint64_t)va);
+				json_u64(&j, "b", (uint64_t)vb);
+				json_i64(&j, "abs", (int64_t)vb - (int64_t)va);
+			} else {
+				json_double(&j, "a", va);
+				json_double(&j, "b", vb);
+				json_double(&j, "abs", vb - va);
+			}
 			if (isnan(rp))
 				json_null(&j, "rel_pct");
 			else

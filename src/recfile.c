@@ -1743,6 +1743,22 @@ void recfile_rewind(struct recfile *r)
 	}
 }
 
+void recfile_seek_last_keyframe(struct recfile *r)
+{
+	size_t i;
+
+	for (i = r->nr_idx; i > r->pos; i--) {
+		if (r->idx[i - 1].type != REC_F_KEY)
+			continue;
+		if (i - 1 > r->pos) {
+			r->pos = i - 1;
+			r->chain = false;
+			r->gap = true;
+		}
+		return;
+	}
+}
+
 static void clear_step_hists(struct recfile *r)
 {
 	unsigned int h;

@@ -144,6 +144,9 @@ const char *recfile_dev_name(const struct recfile *r, uint32_t dev);
  * stays where f pointed until recfile_rewind or recfile_close. */
 int recfile_next(struct recfile *r, struct rec_frame *f);
 void recfile_rewind(struct recfile *r);
+/* Skips to the last keyframe: for readers that only need the first and
+ * last snapshots (diff). The next frame handed out has after_gap set. */
+void recfile_seek_last_keyframe(struct recfile *r);
 
 /* Warnings found so far: all of open's, plus those of the frames read. */
 unsigned int recfile_nr_warnings(const struct recfile *r);

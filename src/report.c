@@ -204,6 +204,35 @@ static int load_series(struct loaded_run *run, struct snapshot *first,
 	return 0;
 }
 
+/*
+ * Without a time series only the ends matter: the last snapshot is
+ * rebuilt from the last keyframe, not from a day of deltas. Should that
+ * keyframe not decode, walk it all.
+ */
+static void load_ends(struct loaded_run *run, struct snapshot *first,
+		      const struct snapshot **last)
+{
+	const struct rec_stats *st = recfile_stats(run->rec);
+	struct rec_frame f;
+	uint64_t n = 0;
+
+	while (recfile_next(run->rec, &f) == 1) {
+		if (!n++) {
+			*first = *f.cum;
+			recfile_seek_last_keyframe(run->rec);
+		}
+		*last = f.cum;
+	}
+	if (n < 2 && st->snap_frames > 1) {
+		recfile_rewind(run->rec);
+		load_series(run, first, last);
+		return;
+	}
+	run->snapshots = st->snap_frames - st->lost_intervals;
+	if (run->snapshots < n)
+		run->snapshots = n;
+}
+
 static void name_devices(struct loaded_run *run)
 {
 	for (uint32_t i = 0; i < run->sum->nr_devs; i++) {
@@ -239,7 +268,10 @@ int run_load(struct loaded_run *run, const char *path, long every)
 		fprintf(stderr, "bhprof: %s: out of memory\n", path);
 		goto fail;
 	}
-	load_series(run, first, &last);
+	if (run->every)
+		load_series(run, first, &last);
+	else
+		load_ends(run, first, &last);
 	print_warnings(run);
 	if (run->snapshots < 2) {
 		fprintf(stderr, "bhprof: %s: no complete interval recorded (%llu snapshot%s)\n",

@@ -291,6 +291,36 @@ TEST(recfile_round_trip)
 	}
 }
 
+/* diff's shortcut: the first snapshot, then straight to the end */
+TEST(recfile_seek_last_keyframe)
+{
+	const struct snapshot *last = NULL;
+	struct rec_frame f;
+	struct recfile *r;
+	unsigned int n = 0;
+	struct blob b;
+	char err[256];
+
+	setup();
+	gen_series(130, true);
+	write_blob(&b, 130, 60, true);
+	CHECK(open_blob(b.p, b.len, &r, err) == 0);
+	if (!r)
+		return;
+	while (recfile_next(r, &f) == 1) {
+		if (!n++) {
+			CHECK(same_snap(f.cum, &orig[0]));
+			recfile_seek_last_keyframe(r);
+		}
+		last = f.cum;
+	}
+	/* the first, the keyframe at 120, and 121..129 */
+	CHECK_EQ_U64(n, 1 + 10);
+	CHECK(last && same_snap(last, &orig[129]));
+	recfile_close(r);
+	free(b.p);
+}
+
 TEST(recfile_idle_interval_is_small)
 {
 	struct blob b;
