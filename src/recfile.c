@@ -1315,6 +1315,9 @@ static int read_fd(int fd, struct recfile *r, char *err, size_t errlen)
 		if (n == 0)
 			break;
 		b.len += n;
+		/* /dev/zero is not a recording: say so now, not at 2 GiB */
+		if (b.len >= REC_MAGIC_LEN && memcmp(b.p, REC_MAGIC, REC_MAGIC_LEN))
+			break;
 		if (b.len > REC_MAX_FILE) {
 			free(b.p);
 			goto too_big;
