@@ -13,6 +13,7 @@
 #include "devices.h"
 #include "output.h"
 #include "recfile.h"
+#include "report.h"
 #include "runloop.h"
 
 /* A final read this close to the previous one is noise, not an interval. */
@@ -127,15 +128,14 @@ static int record_loop(struct run_opts *o, struct run_state *st,
 static void print_done(const char *path, struct recwriter *w,
 		       const struct rec_end *end)
 {
-	char b[32];
+	char b[32], why[64];
 
-	fprintf(stderr, "bhprof: %s: %llu snapshots, %s, stopped by %s",
-		path, (unsigned long long)recwriter_frames(w),
+	fprintf(stderr, "bhprof: %s: %llu snapshots (%s); stop: %s", path,
+		(unsigned long long)recwriter_frames(w),
 		fmt_bytes(b, sizeof(b), recwriter_bytes(w)),
-		rec_stop_name(end->reason));
+		stop_text(why, sizeof(why), end));
 	if (end->has_exit)
-		fprintf(stderr, "; command exited with status %d",
-			end->exit_status);
+		fprintf(stderr, " with status %d", end->exit_status);
 	fputc('\n', stderr);
 }
 
