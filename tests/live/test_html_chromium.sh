@@ -13,8 +13,10 @@ CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
 [ -x "$CHROMIUM" ] || { bad "chromium not installed"; finish; }
 SHOT_KEEP=$(cd "$(dirname "$0")/../.." && pwd)/.output/report-screenshot.png
 
-RAW=$(new_loop 256) || { bad "losetup"; finish; }
-XFS=$(new_loop 512)
+new_loop 256 || { bad "losetup"; finish; }
+RAW=$LOOP
+new_loop 512 || { bad "losetup"; finish; }
+XFS=$LOOP
 mkfs.xfs -q -f "$XFS" && mkdir "$WORK/mnt" && mount "$XFS" "$WORK/mnt" &&
 	MOUNTS+=("$WORK/mnt") || { bad "mkfs.xfs/mount"; finish; }
 

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root record-signals
 
-LOOP=$(new_loop 256) || { bad "losetup"; finish; }
+new_loop 256 || { bad "losetup"; finish; }
 DEV=$(basename "$LOOP")
 WRITER=
 
