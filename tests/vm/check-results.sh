@@ -1,0 +1,347 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Asserts what must hold for one kernel of the VM matrix and prints the
+# figures behind each assertion.
+#
+# usage: check-results.sh KERNEL_IMAGE OUTDIR
+#   OUTDIR is what run-kernel.sh left (status, results/).
+# Writes OUTDIR/checks.tsv (one assertion a line: PASS|FAIL, kernel, mode,
+# scenario, check, figures) and OUTDIR/rows.tsv (one matrix row per
+# mode x scenario), prints every FAIL and the figures, and exits 1 if any
+# assertion failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: check-results.sh KERNEL_IMAGE OUTDIR"
+img=$1
+out=$2
+res=$out/results
+kname=$(kernel_suffix "$img")
+cfg=$(kernel_config "$img") || die "no config beside $img"
+eval "$(kernel_facts "$cfg")"
+checks=$out/checks.tsv
+rows=$out/rows.tsv
+: > "$checks"
+: > "$rows"
+
+# record PASS|FAIL MODE SCENARIO CHECK DETAIL
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$kname" "$2" "$3" "$4" "$5" >> "$checks"
+}
+
+status=$(cat "$out/status" 2>/dev/null || echo MISSING)
+case $status in
+OK) record PASS - - boot "booted, results back in $(cat "$out/elapsed")s" ;;
+*)
+	record FAIL - - boot "$status after $(cat "$out/elapsed" 2>/dev/null)s: see $out/console.log"
+	tail -n 20 "$out/console.log" 2>/dev/null | sed 's/^/    console: /' >&2
+	;;
+esac
+[ -f "$res/vm.conf" ] || { awk -F'\t' '$1 == "FAIL"' "$checks"; exit 1; }
+. "$res/vm.conf"
+
+# ---- bhprof probe ----------------------------------------------------
+probe=$res/probe.json
+if [ "$(cat "$res/probe.rc" 2>/dev/null)" = 0 ] && jq -e . "$probe" >/dev/null 2>&1; then
+	record PASS - probe ran "bhprof probe --json exit 0"
+	want_bh=$([ "$K_BH" = 1 ] && echo true || echo false)
+	got_bh=$(jq -r '.kernel.buffer_head' "$probe")
+	if [ "$got_bh" = "$want_bh" ]; then
+		record PASS - probe buffer_head "kernel.buffer_head=$got_bh as the config says"
+	else
+		record FAIL - probe buffer_head "kernel.buffer_head=$got_bh, config says $want_bh"
+	fi
+	pr() { jq -r --arg n "$1" '.probes[] | select(.name == $n) | .'"$2" "$probe"; }
+	wbm=$(pr writeback_bh mode) wbf=$(pr writeback_bh func) wbd=$(pr writeback_bh detail)
+	bam=$(pr bh_alloc mode)
+	if [ "$K_BH" = 1 ]; then
+		if [ "$wbf" = "$K_BH_WB" ] && [ "$wbm" != absent ] && [ "$wbm" != none ]; then
+			record PASS - probe writeback_bh "$wbf attached by $wbm"
+		else
+			record FAIL - probe writeback_bh "want $K_BH_WB attached, got func=$wbf mode=$wbm ($wbd)"
+		fi
+	else
+		if [ "$wbm" = absent ]; then
+			record PASS - probe writeback_bh "absent ($wbd)"
+		else
+			record FAIL - probe writeback_bh "want absent (not failed), got mode=$wbm func=$wbf ($wbd)"
+		fi
+		if [ "$bam" = absent ]; then
+			record PASS - probe bh_alloc "absent"
+		else
+			record FAIL - probe bh_alloc "want absent, got $bam"
+		fi
+	fi
+	wim=$(pr writeback_iomap mode)
+	if [ "$wim" = fentry ] || [ "$wim" = kprobe ]; then
+		record PASS - probe writeback_iomap "iomap_writepages attached by $wim"
+	else
+		record FAIL - probe writeback_iomap "iomap_writepages: mode=$wim ($(pr writeback_iomap detail))"
+	fi
+else
+	record FAIL - probe ran "rc=$(cat "$res/probe.rc" 2>/dev/null): $(head -c 300 "$res/probe.err" 2>/dev/null)"
+fi
+
+# ---- one stat run per mode x scenario ----------------------------------
+# diskstats -> {"maj:min": {"name", "sect"}} (sectors written)
+ds_json() {
+	awk 'BEGIN { printf "{"; sep = "" }
+	     { printf "%s\"%s:%s\":{\"name\":\"%s\",\"sect\":%s}", sep, $1, $2, $3, $10; sep = "," }
+	     END { print "}" }' "$1"
+}
+
+# block_bio_queue lines of a tracefs dump -> {"maj:min": {count, bytes}}
+# of write bios with data (the rwbs has a W, the size is not 0), plus
+# "overrun": events the trace buffer dropped
+trace_json() {
+	awk -v stats="$2" -v bhtraced="$3" '
+	/ kmem_cache_alloc: / { bh++; next }
+	{ for (i = 1; i < NF; i++) if ($i == "block_bio_queue:") break
+	  if (i >= NF) next
+	  dev = $(i + 1); sub(",", ":", dev); rwbs = $(i + 2); n = $(i + 5)
+	  if (rwbs !~ /W/ || n + 0 == 0) next
+	  c[dev]++; b[dev] += n * 512 }
+	END {
+	  over = 0
+	  while ((getline l < stats) > 0) if (l ~ /^overrun:/) { split(l, a, " "); over += a[2] }
+	  printf "{\"overrun\":%d,\"bh\":%d,\"bh_traced\":%s", over, bh, bhtraced
+	  for (d in c) printf ",\"%s\":{\"count\":%d,\"bytes\":%d}", d, c[d], b[d]
+	  print "}" }' "$1"
+}
+
+# Facts of one run and the assertions on them, as JSON.
+RUN_JQ='
+def pathof($w):
+  if $w.blockdev then (if $bh == 1 then "bh" else "iomap" end)
+  elif ($w.path | startswith("/mnt/ext4")) then "bh"
+  elif ($w.path | startswith("/mnt/xfs")) then "iomap"
+  else "none" end;
+def blocks($w): (((($w.offset + $w.bytes) + 4095) / 4096 | floor) - (($w.offset / 4096) | floor));
+def pct($a; $b): if $b == 0 then (if $a == 0 then 0 else 100 end) else (($a - $b) / $b * 100) end;
+def chk($name; $ok; $detail): {name: $name, ok: $ok, detail: $detail};
+def mib: . / 1048576 * 100 | round / 100;
+def nz: . // 0;
+
+$stat as $s | $writers as $ws |
+($ws | map(. + {p: pathof(.), blocks: blocks(.)})) as $ws |
+([ "bh", "iomap" ] | map({key: ., value: (. as $p | $ws | map(select(.p == $p)) | {
+    wcalls: (map(select(.direct | not) | .calls) | add // 0),
+    wbytes: (map(select(.direct | not) | .bytes) | add // 0),
+    dcalls: (map(select(.direct) | .calls) | add // 0),
+    dbytes: (map(select(.direct) | .bytes) | add // 0),
+    blocks: (map(select(.direct | not) | .blocks) | add // 0),
+    n: length })}) | from_entries) as $exp |
+{
+  mode: $mode, scenario: $scen,
+  figures: {
+    paths: ($s.paths // {}),
+    bh_alloc_total: $s.bh_alloc_total, bh_alloc_unattributed: $s.bh_alloc_unattributed,
+    lost: $s.lost, bio_total: $s.bio_total, attach: $s.attach,
+    devices: [ $ws[] as $w | ($s.devices // [] | map(select(.dev == $w.dev)) | .[0]) as $d |
+      { dev: $w.dev, name: ($d.name // "?"), path: $w.p, bytes_written: $w.bytes,
+        bio_bytes: ($d.bio_bytes // 0), bio_count: ($d.bio_count // 0),
+        paths: ($d.paths // {}),
+        disk_bytes: ((($dsa[$w.dev].sect // 0) - ($dsb[$w.dev].sect // 0)) * 512),
+        ref_count: $ref[$w.dev].count, ref_bytes: $ref[$w.dev].bytes } ] | unique_by(.dev),
+    trace_overrun: $ref.overrun,
+    ref: { bh: $ref.bh },
+    expected: $exp
+  }
+} as $r |
+# the kernel'"'"'s own bio counts (tracefs) on the devices each path wrote to
+($r | .figures.ref += { paths: ([ "bh", "iomap" ] | map(. as $p | { key: $p, value: (
+    [ $r.figures.devices[] | select(.path == $p) ] | if length == 0 then null else
+      { bios: (map(.ref_count) | if any(. == null) then null else add end),
+        bytes: (map(.ref_bytes) | if any(. == null) then null else add end) } end) }) | from_entries) }) as $r |
+$r + { checks: (
+  [ chk("ran"; ($rc == 0 and $s.command.exit_status == 0 and ($ws | length) > 0);
+        "rc=\($rc) exit_status=\($s.command.exit_status) writers=\($ws | length)") ]
+  + [ ($s.attach // {}) | to_entries[] | select(.key != "bio") |
+      chk("attach \(.key)"; (.value == $mode or .value == "absent"); "\(.key)=\(.value)") ]
+  + [ chk("attach bio"; ($s.attach.bio == "tracepoint"); "bio=\($s.attach.bio)") ]
+  + [ chk("no lost events"; ($s.lost == 0); "lost=\($s.lost)") ]
+  + [ $r.figures.devices[] |
+      chk("bytes vs diskstats \(.name)";
+          (.disk_bytes > 0 and ((pct(.bio_bytes; .disk_bytes)) | fabs) <= 1);
+          "bhprof \(.bio_bytes) B (\(.bio_bytes | mib) MiB, \(.bio_count) bios), diskstats \(.disk_bytes) B, \(pct(.bio_bytes; .disk_bytes) * 1000 | round / 1000)%") ]
+  + [ $r.figures.devices[] |
+      chk("bios vs kernel trace \(.name)";
+          (.ref_count != null and .bio_count == .ref_count and .bio_bytes == .ref_bytes and $ref.overrun == 0);
+          "bhprof \(.bio_count) bios \(.bio_bytes) B, tracefs block_bio_queue \(.ref_count) bios \(.ref_bytes) B (overrun \($ref.overrun))") ]
+  + [ chk("bh allocations vs kernel trace";
+          ($ref.bh != null and $s.bh_alloc_total == $ref.bh and $ref.overrun == 0);
+          "bhprof \($s.bh_alloc_total), tracefs kmem_cache_alloc from alloc_buffer_head \($ref.bh)\(if $ref.bh_traced then "" else " (no such function: none possible)" end)") ]
+  + [ $exp | to_entries[] | .key as $p | .value as $e | ($s.paths[$p] // {}) as $g |
+      chk("\($p) write calls"; ($g.write.calls == $e.wcalls and $g.write.bytes == $e.wbytes);
+          "got \($g.write.calls) calls \($g.write.bytes) B, wrote \($e.wcalls) calls \($e.wbytes) B"),
+      chk("\($p) direct calls"; ($g.direct.calls == $e.dcalls and $g.direct.bytes == $e.dbytes);
+          "got \($g.direct.calls) calls \($g.direct.bytes) B, wrote \($e.dcalls) calls \($e.dbytes) B"),
+      (if $e.n > 0 then
+         chk("\($p) bios"; ($g.bio.bytes >= $e.wbytes + $e.dbytes);
+             "\($g.bio.count) bios \($g.bio.bytes) B >= \($e.wbytes + $e.dbytes) B written")
+       else
+         chk("\($p) quiet"; ($g.bio.count == 0 and $g.bh_alloc == 0 and $g.write.calls == 0);
+             "no writer on \($p): \($g.bio.count) bios, \($g.bh_alloc) bh, \($g.write.calls) calls")
+       end) ]
+  # every written device: its bios went to the writer'"'"'s path
+  + [ $r.figures.devices[] | . as $dv |
+      chk("\(.name) on \(.path)"; ((.paths[.path].bio_bytes // 0) >= .bytes_written);
+          "\(.name): \(.path) \(.paths[.path].bio_bytes // 0) B in \(.paths[.path].bio_count // 0) bios, other paths \([.paths | to_entries[] | select(.key != $dv.path) | "\(.key)=\(.value.bio_bytes)"] | join(" ")); wrote \(.bytes_written) B") ]
+  # writeback of block devices and XFS goes through the path'"'"'s writeback
+  # function (ext4 has its own, which no probe times)
+  + [ $exp | to_entries[] | .key as $p | ($ws | map(select(.p == $p and (.direct | not) and (.blockdev or (.path | startswith("/mnt/xfs")))))) as $wbw |
+      select($wbw | length > 0) | ($s.paths[$p].writeback // {}) as $wb | ($wbw | map(.blocks) | add) as $blk |
+      chk("\($p) writeback"; (($wb.calls == null or $wb.calls >= 1) and ($wb.pages // 0) >= $blk);
+          "\(if $p == "bh" then $bhwb else "iomap_writepages" end): \($wb.calls) calls, \($wb.pages) pages >= \($blk) blocks") ]
+  # what each mode can see: tracepoints have no writeback calls or
+  # latency; every call seen has a latency
+  + [ ("bh", "iomap") as $p | ($s.paths[$p] // {}) as $g |
+      (if $s.attach["writeback_\($p)"] == "absent" then
+        chk("\($p) writeback absent"; ($g.writeback.calls == 0 and $g.writeback.pages == 0);
+            "no such function in this kernel: calls=\($g.writeback.calls) pages=\($g.writeback.pages)")
+      elif $mode == "tracepoint" then
+        chk("\($p) writeback unseen"; ($g.writeback.calls == null and $g.writeback.lat_ns == null);
+            "tracepoint mode: writeback calls=\($g.writeback.calls), lat_ns=\($g.writeback.lat_ns | tojson)")
+      else
+        chk("\($p) writeback latency"; ($g.writeback.calls != null and $g.writeback.lat_ns.count == $g.writeback.calls);
+            "\($g.writeback.calls) calls, \($g.writeback.lat_ns.count) latencies, p50 \($g.writeback.lat_ns.p50) ns")
+      end),
+      chk("\($p) write latency"; ($g.write.lat_ns.count == $g.write.calls and ($g.write.calls == 0 or $g.write.lat_ns.p50 > 0))
+          and ($g.direct.lat_ns.count == $g.direct.calls and ($g.direct.calls == 0 or $g.direct.lat_ns.p50 > 0));
+          "write \($g.write.calls) calls/\($g.write.lat_ns.count) latencies p50 \($g.write.lat_ns.p50) ns, direct \($g.direct.calls)/\($g.direct.lat_ns.count) p50 \($g.direct.lat_ns.p50) ns") ]
+  # buffer heads: one per block written on the bh path, none on iomap
+  + [ select($exp.bh.wbytes > 0) | $s.paths.bh.bh_alloc as $n |
+      chk("bh allocations"; ($n >= $exp.bh.blocks);
+          "\($n) buffer_heads for \($exp.bh.blocks) blocks written (total \($s.bh_alloc_total), unattributed \($s.bh_alloc_unattributed))") ]
+  + [ chk("iomap no bh"; ($s.paths.iomap.bh_alloc == 0); "iomap path bh_alloc=\($s.paths.iomap.bh_alloc)") ]
+  + [ select($bh == 0) |
+      chk("zero buffer_heads"; ($s.bh_alloc_total == 0); "bh_alloc_total=\($s.bh_alloc_total)") ]
+  # bio sizes tell the paths apart on raw buffered writes
+  + [ select($exp.iomap.wbytes > 0 and $bh == 0 and ($ws | all(.blockdev))) |
+      $s.paths.iomap.bio.size_bytes.max as $m |
+      chk("iomap bios > 1 block"; ($m > 4096); "largest iomap bio \($m) B, mean \($s.paths.iomap.bio.size_bytes.mean)") ]
+  + [ select($exp.bh.wbytes > 0 and $bh == 1 and ($ws | all(.blockdev and (.direct | not)))) |
+      $s.paths.bh.bio as $b |
+      chk("bh bios = 1 block"; ($b.size_bytes.max == 4096 and $b.count >= $exp.bh.blocks);
+          "\($b.count) bh bios for \($exp.bh.blocks) blocks, largest \($b.size_bytes.max) B") ]
+  )
+}
+| . + { ok: (.checks | all(.ok)) }
+| . + { row: (
+    .figures as $f | ($f.devices | map(.path) | unique) as $ps |
+    def sumf(f): [ $ps[] as $p | $f.paths[$p] | f ] | add;
+    { mode: $mode, scenario: $scen, result: (if .ok then "PASS" else "FAIL" end),
+      path: ($ps | join("+")),
+      wcalls: sumf((.write.calls // 0) + (.direct.calls // 0)),
+      wbcalls: (if ([ $ps[] as $p | $f.paths[$p].writeback.calls ] | any(. == null)) then "-" else sumf(.writeback.calls) end),
+      pages: sumf(.writeback.pages // 0),
+      bios: sumf(.bio.count // 0),
+      biomib: (sumf(.bio.bytes // 0) | mib),
+      maxbio: ([ $ps[] as $p | $f.paths[$p].bio.size_bytes.max // 0 ] | max),
+      bh: ($f.bh_alloc_total // 0),
+      kbios: ([ $f.devices[].ref_count ] | if any(. == null) then "?" else add end),
+      kbh: ($f.ref.bh // "?"),
+      diskmib: ([ $f.devices[].disk_bytes ] | add | mib),
+      diff: ([ $f.devices[] | pct(.bio_bytes; .disk_bytes) | fabs ] | max | . * 100 | round / 100) } ) }
+'
+
+for mode in $VM_MODES; do
+	for s in $VM_SCENARIOS; do
+		d=$res/runs/$mode/$s
+		if [ -f "$d/skipped" ]; then
+			record FAIL "$mode" "$s" ran "not run: $(cat "$d/skipped") (raise VM_TIMEOUT?)"
+			continue
+		fi
+		if [ ! -d "$d" ]; then
+			record FAIL "$mode" "$s" ran "no results for this run (guest killed or crashed?)"
+			continue
+		fi
+		rc=$(cat "$d/rc" 2>/dev/null || echo 255)
+		stat='{}'
+		jq -e . "$d/stat.json" >/dev/null 2>&1 && stat=$(cat "$d/stat.json")
+		writers='[]'
+		[ -s "$d/writers.jsonl" ] && jq -s . "$d/writers.jsonl" >/dev/null 2>&1 &&
+			writers=$(jq -s . "$d/writers.jsonl")
+		case $rc in ''|*[!0-9]*) rc=255 ;; esac
+		dsb='{}' dsa='{}'
+		[ -f "$d/ds.before" ] && dsb=$(ds_json "$d/ds.before")
+		[ -f "$d/ds.after" ] && dsa=$(ds_json "$d/ds.after")
+		ref='{}'
+		bht=false
+		[ -f "$d/bh-filter.txt" ] && bht=true
+		[ -f "$d/bio-trace.txt" ] && ref=$(trace_json "$d/bio-trace.txt" "$d/trace-stats.txt" $bht)
+		jq -n --arg mode "$mode" --arg scen "$s" --argjson rc "$rc" \
+			--argjson ref "$ref" \
+			--argjson bh "$K_BH" --arg bhwb "$K_BH_WB" --argjson stat "$stat" \
+			--argjson writers "$writers" --argjson dsb "$dsb" \
+			--argjson dsa "$dsa" "$RUN_JQ" > "$d/check.json" ||
+			{ record FAIL "$mode" "$s" ran "check failed to evaluate"; continue; }
+		jq -r '.mode as $m | .scenario as $s | .checks[] |
+			[(if .ok then "PASS" else "FAIL" end), $m, $s, .name, .detail] | @tsv' \
+			"$d/check.json" | while IFS=$'\t' read -r r m sc n det; do
+			record "$r" "$m" "$sc" "$n" "$det"
+		done
+		jq -r --arg k "$kname" '.row | [$k, .mode, .scenario, .result, .path,
+			.wcalls, .wbcalls, .pages, .bios, .biomib, .maxbio, .bh,
+			.diskmib, .diff, .kbios, .kbh] | @tsv' "$d/check.json" >> "$rows"
+		if [ "$rc" != 0 ]; then
+			{
+				echo "    --- $kname $mode $s: bhprof stat rc=$rc, stderr:"
+				sed 's/^/    | /' "$d/stat.err" | tail -n 30
+				if [ -f "$d/verbose/stat.err" ]; then
+					echo "    --- same run with -v (last 60 lines):"
+					sed 's/^/    | /' "$d/verbose/stat.err" | tail -n 60
+				fi
+			} >&2
+		fi
+	done
+done
+
+# ---- every forced mode sees the same thing -----------------------------
+# Pages, bios and buffer_head allocations must not depend on how bhprof
+# attached; write calls neither; writeback calls where the mode sees them.
+CROSS_JQ='
+# metric NAME VALUE REFERENCE: REFERENCE is the kernel'"'"'s own count of the
+# same run (tracefs), or null where there is none
+def metric($n; f; r): { name: $n, vals: map({ mode: .mode, v: (.figures | f), r: (.figures | r) }) };
+def metric($n; f): metric($n; f; null);
+map(select(.figures.paths != {})) | select(length > 1) |
+[ metric("bh bios"; .paths.bh.bio.count; .ref.paths.bh.bios), metric("iomap bios"; .paths.iomap.bio.count; .ref.paths.iomap.bios),
+  metric("bh bio bytes"; .paths.bh.bio.bytes; .ref.paths.bh.bytes), metric("iomap bio bytes"; .paths.iomap.bio.bytes; .ref.paths.iomap.bytes),
+  metric("bh pages"; .paths.bh.writeback.pages), metric("iomap pages"; .paths.iomap.writeback.pages),
+  metric("bh allocations"; .paths.bh.bh_alloc; .ref.bh), metric("all bh allocations"; .bh_alloc_total; .ref.bh),
+  metric("bh write calls"; .paths.bh.write.calls), metric("iomap write calls"; .paths.iomap.write.calls),
+  metric("bh direct calls"; .paths.bh.direct.calls), metric("iomap direct calls"; .paths.iomap.direct.calls),
+  metric("bh writeback calls"; .paths.bh.writeback.calls), metric("iomap writeback calls"; .paths.iomap.writeback.calls)
+] | .[] | .vals |= map(select(.v != null)) | select(.vals | length > 1) |
+([.vals[].v] | unique | length == 1) as $same |
+# When the kernel itself did not do the same thing in every run (its own
+# trace says so), what must not change is bhprof minus the kernel.
+(.vals | all(.r != null) and ([.[] | .v - .r] | unique | length == 1)) as $same_vs_kernel |
+{ name: "same across modes: \(.name)", ok: ($same or $same_vs_kernel),
+  detail: (([.vals[] | "\(.mode)=\(.v)"] | join(" "))
+    + (if $same or ($same_vs_kernel | not) then ""
+       else "; NOTE the kernel differed between runs (tracefs: \([.vals[] | "\(.mode)=\(.r)"] | join(" "))), bhprof minus kernel is \(.vals[0].v - .vals[0].r) in every mode" end)
+    + (if ($same or $same_vs_kernel) | not then
+         (if .vals | all(.r != null) then "; kernel: \([.vals[] | "\(.mode)=\(.r)"] | join(" "))" else "" end)
+       else "" end)) }
+'
+for s in $VM_SCENARIOS; do
+	files=()
+	for mode in $VM_MODES; do
+		[ -f "$res/runs/$mode/$s/check.json" ] && files+=("$res/runs/$mode/$s/check.json")
+	done
+	[ ${#files[@]} -gt 1 ] || continue
+	if ! cross=$(jq -s -r "$CROSS_JQ"' | [(if .ok then "PASS" else "FAIL" end), .name, .detail] | @tsv' \
+		"${files[@]}"); then
+		record FAIL all "$s" "same across modes" "the comparison failed to evaluate"
+		continue
+	fi
+	while IFS=$'\t' read -r r n det; do
+		[ -n "$r" ] && record "$r" all "$s" "$n" "$det"
+	done <<< "$cross"
+done
+
+awk -F'\t' '$1 == "FAIL"' "$checks"
+! grep -q '^FAIL' "$checks"

@@ -1,0 +1,229 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the VM-matrix guests. Mounts the pseudo filesystems, loads the
+# kernel's modules, finds the NVMe disks by serial, makes the filesystems,
+# then runs `bhprof probe` once and `bhprof stat --attach MODE -- scenario`
+# for every mode and scenario in /etc/vm.conf. Results go to a tar archive
+# written raw onto the disk with serial bhp-res; the host unpacks it. The
+# console gets one "vm-guest:" line per step. Ends with poweroff -f.
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/ TERM=dumb
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+	mount -t debugfs debugfs /sys/kernel/debug
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
+
+. /etc/vm.conf
+R=/tmp/results
+mkdir -p $R/runs
+exec 2>>$R/init.err
+
+log() {
+	echo "vm-guest: $*" > /dev/console
+	echo "$*" >> $R/init.log
+}
+
+finish() {
+	log "writing results"
+	dmesg > $R/dmesg.txt 2>/dev/null
+	if [ -n "$RES" ]; then
+		tar -cf "$RES" -C $R . && sync
+		log "results written to $RES"
+	else
+		log "no results disk"
+	fi
+	echo "vm-guest: BHPROF-VM-DONE" > /dev/console
+	poweroff -f
+	sleep 30
+}
+
+# Modules in any order: insert what loads, repeat until nothing more does
+# (libcrc32c before xfs without knowing it).
+load_modules() {
+	left=$(ls /lib/vm-modules/*.ko 2>/dev/null)
+	while [ -n "$left" ]; do
+		next=""
+		for m in $left; do
+			if insmod "$m" 2>>$R/insmod.err; then
+				log "insmod $(basename $m)"
+			else
+				next="$next $m"
+			fi
+		done
+		[ "$next" = "$left" ] && break
+		left=$next
+	done
+	for m in $left; do
+		log "insmod FAILED: $(basename $m): $(tail -n 1 $R/insmod.err)"
+	done
+}
+
+# /dev name of the NVMe namespace whose controller serial is $1
+disk_by_serial() {
+	for b in /sys/block/nvme*; do
+		[ -e "$b" ] || continue
+		s=$(cat $b/device/serial 2>/dev/null || cat $b/serial 2>/dev/null)
+		s=$(echo $s)
+		if [ "$s" = "$1" ]; then
+			echo /dev/${b##*/}
+			return 0
+		fi
+	done
+	return 1
+}
+
+log "booted $(uname -r) as $VM_KERNEL, $(nproc) cpu(s)"
+uname -a > $R/uname.txt
+cat /proc/cmdline > $R/cmdline.txt
+cp /etc/vm.conf $R/vm.conf
+load_modules
+lsmod > $R/lsmod.txt 2>/dev/null
+
+RES=$(disk_by_serial bhp-res)
+RAW1=$(disk_by_serial bhp-raw1)
+RAW2=$(disk_by_serial bhp-raw2)
+XFS_DEV=$(disk_by_serial bhp-xfs)
+EXT4_DEV=$(disk_by_serial bhp-ext4)
+export RAW1 RAW2 XFS_DEV EXT4_DEV
+{
+	echo "RES=$RES"; echo "RAW1=$RAW1"; echo "RAW2=$RAW2"
+	echo "XFS_DEV=$XFS_DEV"; echo "EXT4_DEV=$EXT4_DEV"
+} > $R/disks.txt
+log "disks: res=$RES raw1=$RAW1 raw2=$RAW2 xfs=$XFS_DEV ext4=$EXT4_DEV"
+if [ -z "$RES" ] || [ -z "$RAW1" ] || [ -z "$RAW2" ]; then
+	log "FATAL: NVMe disks missing"
+	ls -l /sys/block > $R/sysblock.txt 2>&1
+	finish
+fi
+for d in $RAW1 $RAW2 $XFS_DEV $EXT4_DEV; do
+	echo "$d $(blockdev --getbsz $d) $(blockdev --getss $d)" >> $R/blocksizes.txt
+done
+
+mkdir -p /mnt/xfs /mnt/ext4
+export XFS_MNT="" EXT4_MNT=""
+
+# A fresh filesystem for every run that uses one, so that each attach
+# mode sees the same disk state and must report the same counts.
+fresh_xfs() {
+	XFS_MNT=""
+	[ "$VM_HAVE_XFS" = 1 ] && [ -n "$XFS_DEV" ] || return 0
+	umount /mnt/xfs 2>/dev/null
+	if mkfs.xfs -f -q "$XFS_DEV" >>$R/mkfs.log 2>&1 &&
+	   mount -t xfs "$XFS_DEV" /mnt/xfs 2>>$R/mkfs.log; then
+		XFS_MNT=/mnt/xfs
+	else
+		log "FAILED: mkfs/mount xfs on $XFS_DEV"
+	fi
+}
+
+fresh_ext4() {
+	EXT4_MNT=""
+	[ "$VM_HAVE_EXT4" = 1 ] && [ -n "$EXT4_DEV" ] || return 0
+	umount /mnt/ext4 2>/dev/null
+	# 4 KiB blocks as on any real disk (mke2fs picks 1 KiB below 512 MB);
+	# no lazy init, no bitmap prefetch: no kernel thread may touch the
+	# disk behind the scenarios
+	if mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
+		"$EXT4_DEV" >>$R/mkfs.log 2>&1 &&
+	   mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
+		EXT4_MNT=/mnt/ext4
+	else
+		log "FAILED: mkfs/mount ext4 on $EXT4_DEV"
+	fi
+}
+
+fresh_xfs
+fresh_ext4
+log "filesystems: xfs=${XFS_MNT:-none} ext4=${EXT4_MNT:-none}"
+mount > $R/mounts.txt
+sync
+
+# room for every bio of a scenario in the reference trace
+echo 8192 > /sys/kernel/tracing/buffer_size_kb 2>/dev/null
+
+# The reference count of buffer_head allocations: kmem_cache_alloc
+# events whose call site lies in alloc_buffer_head (absent: none exist).
+# kallsyms addresses are 16 hex digits, so they compare as strings.
+lo=$(awk '$3 == "alloc_buffer_head" { print $1; exit }' /proc/kallsyms)
+if [ -n "$lo" ]; then
+	hi=$(awk -v a=$lo '$1 > a && (b == "" || $1 < b) { b = $1 } END { print b }' /proc/kallsyms)
+	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bh-filter
+	log "buffer_head reference: kmem_cache_alloc call_site in [0x$lo, 0x$hi)"
+else
+	log "no alloc_buffer_head in kallsyms: buffer heads compiled out"
+fi
+
+# probe: what attaches here, once in auto mode
+bhprof probe --json > $R/probe.json 2> $R/probe.err
+echo $? > $R/probe.rc
+bhprof probe > $R/probe.txt 2>&1
+log "probe rc=$(cat $R/probe.rc)"
+save
+
+quiesce() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sync
+}
+
+save() {
+	[ -n "$RES" ] && tar -cf "$RES" -C $R . 2>/dev/null && sync
+}
+
+uptime_s() {
+	cut -d. -f1 /proc/uptime
+}
+
+for mode in $VM_MODES; do
+	for s in $VM_SCENARIOS; do
+		d=$R/runs/$mode/$s
+		# the host kills the guest soon after VM_DEADLINE: stop in
+		# time to hand back what is done
+		if [ $(( $(uptime_s) + VM_STAT_TIMEOUT )) -gt "$VM_DEADLINE" ]; then
+			log "$mode $s SKIPPED: out of time"
+			mkdir -p $d
+			echo "guest out of time at uptime $(uptime_s)s (deadline ${VM_DEADLINE}s)" > $d/skipped
+			continue
+		fi
+		mkdir -p $d
+		case $s in
+		ext4-*) fresh_ext4 ;;
+		xfs-*|two-writers) fresh_xfs ;;
+		esac
+		quiesce
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		V=""
+		[ "$VM_VERBOSE" = 1 ] && V=-v
+		MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
+			bhprof stat --json $V --attach $mode -- \
+			/scenarios/$s.sh $d > $d/stat.json 2> $d/stat.err
+		rc=$?
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		echo $rc > $d/rc
+		echo "$t0 $t1" > $d/uptime
+		log "$mode $s rc=$rc ($t0 -> $t1 s)"
+		if [ $rc -ne 0 ] && [ -z "$V" ]; then
+			# once more with the libbpf log, for the report
+			case $s in
+			ext4-*) fresh_ext4 ;;
+			xfs-*|two-writers) fresh_xfs ;;
+			esac
+			quiesce
+			mkdir -p $d/verbose
+			MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
+				bhprof stat --json -v --attach $mode -- \
+				/scenarios/$s.sh $d/verbose \
+				> $d/verbose/stat.json 2> $d/verbose/stat.err
+			echo $? > $d/verbose/rc
+		fi
+		save
+	done
+done
+
+finish

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boots one kernel of the matrix under QEMU/TCG and brings its results
+# back: builds the initramfs, makes fresh sparse NVMe disk images, runs
+# qemu under a hard timeout, unpacks the results archive the guest wrote
+# onto its results disk.
+#
+# usage: run-kernel.sh KERNEL_IMAGE OUTDIR
+# Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, NORESULTS,
+# QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
+# environment: VM_TIMEOUT (default 420 s), VM_SMP (2), VM_MEM (1024 MiB),
+#   QEMU (qemu-system-x86_64); and those of build-initramfs.sh.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: run-kernel.sh KERNEL_IMAGE OUTDIR"
+img=$1
+out=$2
+qemu=${QEMU:-qemu-system-x86_64}
+tmo=${VM_TIMEOUT:-420}
+
+rm -rf "$out"
+mkdir -p "$out/results"
+start=$(date +%s)
+
+# the guest stops starting runs in time to hand back what it has
+export VM_DEADLINE=$((tmo - 30))
+if ! "$VM_DIR/build-initramfs.sh" "$img" "$out/initramfs.cpio" \
+	> "$out/initramfs.log" 2>&1; then
+	cat "$out/initramfs.log" >&2
+	echo INITRAMFS-FAILED > "$out/status"
+	exit 1
+fi
+
+# fresh sparse disks every boot; XFS wants >= 300 MB
+disks=(res:64M raw1:256M raw2:256M xfs:384M ext4:256M)
+drive_args=()
+i=0
+for d in "${disks[@]}"; do
+	name=${d%%:*}
+	size=${d#*:}
+	rm -f "$out/$name.img"
+	truncate -s "$size" "$out/$name.img"
+	drive_args+=(-drive "file=$out/$name.img,if=none,id=d$i,format=raw,cache=unsafe"
+		     -device "nvme,drive=d$i,serial=bhp-$name")
+	i=$((i + 1))
+done
+
+append="console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off"
+append="$append rdinit=/init"
+
+timeout --kill-after=10 "$tmo" "$qemu" \
+	-accel tcg -nodefaults -no-reboot -display none \
+	-machine q35 -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
+	-kernel "$img" -initrd "$out/initramfs.cpio" -append "$append" \
+	-serial "file:$out/console.log" -monitor none \
+	"${drive_args[@]}" > "$out/qemu.log" 2>&1
+rc=$?
+echo $(( $(date +%s) - start )) > "$out/elapsed"
+
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo TIMEOUT > "$out/status"
+elif [ $rc -ne 0 ]; then
+	echo "QEMU-FAILED rc=$rc" > "$out/status"
+fi
+if tar -xf "$out/res.img" -C "$out/results" 2> "$out/untar.log" &&
+   [ -f "$out/results/vm.conf" ]; then
+	[ -f "$out/status" ] || echo OK > "$out/status"
+else
+	[ -f "$out/status" ] || echo NORESULTS > "$out/status"
+fi
+# the data disks are only scratch space
+rm -f "$out"/{raw1,raw2,xfs,ext4}.img
+[ "$(cat "$out/status")" = OK ]

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The QEMU kernel matrix: boots every test kernel under TCG with the
+# static bhprof, runs each scenario under each attach mode the kernel
+# supports, asserts what must hold, and prints a kernel x mode x scenario
+# table (also written to tests/vm/build/matrix.txt). The last line reads
+# "vm: N passed, N failed"; the exit status is non-zero if anything failed
+# or anything needed (qemu, kernels, bhprof) is missing.
+#
+# usage: tests/vm/run-matrix.sh [KERNEL_IMAGE...]
+# environment:
+#   BHPROF_KERNELS_DIR   kernels folder (default: ../shared/kernels beside
+#                        the repository); takes bzImage-* and vmlinuz-*
+#   BHPROF_EXTRA_KERNELS more kernel images, space or colon separated; each
+#                        needs config-<suffix> (or <image>.config) beside it
+#   BHPROF_BIN           the static bhprof (default .output/bhprof-static,
+#                        built with `make static` when missing)
+#   VM_JOBS              kernels booted at once (default 2)
+#   VM_TIMEOUT           seconds before a guest is killed (default 420)
+#   VM_MODES, VM_SCENARIOS  restrict the matrix (default: all that apply)
+#   VM_SMP, VM_MEM       guest CPUs (2) and memory in MiB (1024)
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t_start=$(date +%s)
+mkdir -p "$BUILD_DIR"
+matrix=$BUILD_DIR/matrix.txt
+
+# Missing tools or kernels are failures, said loudly, never a skip.
+fatal() {
+	{
+		printf '\n'
+		printf '*****************************************************************\n'
+		printf '*** vm: FAILED: %s\n' "$*"
+		printf '*****************************************************************\n'
+		printf 'vm: 0 passed, 1 failed\n'
+	} | tee "$matrix"
+	exit 2
+}
+
+qemu=${QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null ||
+	fatal "$qemu not found: apt-get install qemu-system-x86 (see tests/vm/deps.txt)"
+for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd; do
+	command -v "$t" >/dev/null ||
+		fatal "$t not found: apt-get install \$(cat tests/vm/deps.txt)"
+done
+! ldd "$(command -v busybox)" >/dev/null 2>&1 ||
+	fatal "busybox is not static: apt-get install busybox-static"
+
+if [ $# -gt 0 ]; then
+	kernels=("$@")
+else
+	mapfile -t kernels < <(list_kernels)
+fi
+[ ${#kernels[@]} -gt 0 ] ||
+	fatal "no kernels in $(kernels_dir) (bzImage-*, vmlinuz-*) nor in BHPROF_EXTRA_KERNELS"
+
+# bhprof, static: the guests have no shared libraries
+bin=${BHPROF_BIN:-$REPO_ROOT/.output/bhprof-static}
+if [ -z "${BHPROF_BIN:-}" ]; then
+	note "building the static bhprof (make static)"
+	make -C "$REPO_ROOT" -s static >"$BUILD_DIR/make-static.log" 2>&1 ||
+		{ tail -n 30 "$BUILD_DIR/make-static.log" >&2
+		  fatal "make static failed: no bhprof for the guests"; }
+fi
+[ -x "$bin" ] || fatal "no static bhprof at $bin"
+export BHPROF_BIN=$bin
+
+cc=${CC:-cc}
+"$cc" -static -O2 -Wall -o "$BUILD_DIR/vmwriter" "$VM_DIR/writer.c" \
+	2>"$BUILD_DIR/vmwriter.log" ||
+	{ cat "$BUILD_DIR/vmwriter.log" >&2; fatal "cannot build the static vmwriter (libc6-dev)"; }
+export VMWRITER_BIN=$BUILD_DIR/vmwriter
+
+# ---- boot every kernel, VM_JOBS at a time ------------------------------
+jobs_max=${VM_JOBS:-2}
+names=()
+pre_fail=()
+for k in "${kernels[@]}"; do
+	name=$(kernel_suffix "$k")
+	if [ ! -f "$k" ]; then
+		pre_fail+=("$name: kernel image $k not found")
+		continue
+	fi
+	if ! kernel_config "$k" >/dev/null; then
+		pre_fail+=("$name: no config-$name (or $(basename "$k").config) beside $k")
+		continue
+	fi
+	names+=("$name")
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n
+	done
+	note "booting $name (Linux $(cfg_version "$(kernel_config "$k")"))"
+	(
+		"$VM_DIR/run-kernel.sh" "$k" "$BUILD_DIR/$name" \
+			> "$BUILD_DIR/$name.run.log" 2>&1
+		note "$name: $(cat "$BUILD_DIR/$name/status" 2>/dev/null) in $(cat "$BUILD_DIR/$name/elapsed" 2>/dev/null)s"
+	) &
+done
+wait
+
+# ---- assertions ----------------------------------------------------------
+for k in "${kernels[@]}"; do
+	name=$(kernel_suffix "$k")
+	[ -d "$BUILD_DIR/$name" ] || continue
+	"$VM_DIR/check-results.sh" "$k" "$BUILD_DIR/$name" \
+		> "$BUILD_DIR/$name.check.log" 2> "$BUILD_DIR/$name.check.err"
+done
+
+# ---- the matrix ----------------------------------------------------------
+# only this run's kernels: build/ may hold others from earlier runs
+checkfiles=()
+for name in "${names[@]}"; do
+	[ -f "$BUILD_DIR/$name/checks.tsv" ] && checkfiles+=("$BUILD_DIR/$name/checks.tsv")
+done
+allchecks() {
+	[ ${#checkfiles[@]} -gt 0 ] && cat "${checkfiles[@]}"
+}
+{
+	echo "bhprof VM matrix  $(date -u '+%Y-%m-%d %H:%M:%S UTC')  bhprof: $bin"
+	echo
+	printf '%-17s %-10s %-12s %-4s %-8s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s\n' \
+		kernel mode scenario res path writes wb pages bios bioMiB maxbio bh diskMiB diff% kbios kbh
+	for name in "${names[@]}"; do
+		rows=$BUILD_DIR/$name/rows.tsv
+		st=$(cat "$BUILD_DIR/$name/status" 2>/dev/null || echo MISSING)
+		if [ "$st" != OK ]; then
+			printf '%-18s %-10s %-12s %-4s %s\n' "$name" - - FAIL "$st"
+		fi
+		[ -f "$rows" ] || continue
+		awk -F'\t' '{ printf "%-17s %-10s %-12s %-4s %-8s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s\n",
+			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' "$rows"
+	done
+	echo
+	echo "path = the path(s) the scenario writes through; writes = write and O_DIRECT"
+	echo "calls on it; wb = writeback function calls (- where the mode cannot see"
+	echo "them); pages = pages written back; bios, bioMiB, maxbio (bytes) = bios"
+	echo "bhprof put on the path; bh = every buffer_head allocated; diskMiB ="
+	echo "/proc/diskstats sectors written on the written devices; diff% = bhprof's"
+	echo "device bytes vs diskstats; kbios, kbh = the guest kernel's own count"
+	echo "(tracefs block_bio_queue on those devices, kmem_cache_alloc from"
+	echo "alloc_buffer_head), which bhprof's device bios and bh must equal."
+	echo
+	echo "modes agree (pages, bios, bh allocations, calls equal in every forced"
+	echo "mode; * = equal relative to the kernel's own count, see notes):"
+	for name in "${names[@]}"; do
+		[ -f "$BUILD_DIR/$name/checks.tsv" ] || continue
+		awk -F'\t' -v k="$name" '$3 == "all" {
+			if (!($4 in st)) { order[n++] = $4; st[$4] = "PASS" }
+			if ($1 == "FAIL") st[$4] = "FAIL"
+			if ($6 ~ /NOTE/) note[$4] = "*"
+			cnt[$4]++ }
+			END { line = sprintf("  %-17s", k)
+			      for (i = 0; i < n; i++) line = line sprintf(" %s %s%s", order[i], st[order[i]], note[order[i]])
+			      print line }' "$BUILD_DIR/$name/checks.tsv"
+	done
+	echo
+	for name in "${names[@]}"; do
+		p=$BUILD_DIR/$name/results/probe.json
+		[ -f "$p" ] && jq -e . "$p" >/dev/null 2>&1 || continue
+		printf 'probe %-14s %s\n' "$name" "$(jq -r '[.kernel.release, "bh=\(.kernel.buffer_head)"] + [.probes[] | "\(.name)=\(.mode)\(if .mode == "absent" or .mode == "none" then "" else "(\(.func))" end)"] | join(" ")' "$p")"
+	done
+	echo
+	allchecks | awk -F'\t' '$1 == "PASS" && $6 ~ /NOTE/ {
+		n++; printf "note %s %s %s: %s: %s\n", $2, $3, $4, $5, $6 }
+		END { if (n) print "" }'
+	allchecks | awk -F'\t' '$1 == "FAIL" {
+		n++; printf "FAIL %s %s %s: %s: %s\n", $2, $3, $4, $5, $6 }
+		END { if (n) print "" }'
+	for f in "${pre_fail[@]}"; do
+		echo "FAIL $f"
+	done
+} > "$matrix"
+
+pass=$(allchecks | grep -c '^PASS')
+fail=$(allchecks | grep -c '^FAIL')
+fail=$((fail + ${#pre_fail[@]}))
+for name in "${names[@]}"; do
+	[ -f "$BUILD_DIR/$name/checks.tsv" ] || fail=$((fail + 1))
+done
+for name in "${names[@]}"; do
+	[ -s "$BUILD_DIR/$name.check.err" ] && cat "$BUILD_DIR/$name.check.err" >&2
+done
+{
+	echo "checks: $BUILD_DIR/<kernel>/checks.tsv; guest logs: $BUILD_DIR/<kernel>/console.log"
+	echo "elapsed: $(( $(date +%s) - t_start ))s for ${#names[@]} kernel(s)"
+	echo "vm: $pass passed, $fail failed"
+} >> "$matrix"
+cat "$matrix"
+[ "$fail" -eq 0 ]
