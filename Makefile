@@ -76,6 +76,16 @@ LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
 live: bhprof
 	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc
 
+# libFuzzer on the record reader, bounded; the corpus lives in tests/fuzz
+FUZZ_SECS ?= 60
+$(OUTPUT)/fuzz_recfile: tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile.h src/snapshot.c | $(OUTPUT)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-Iinclude -Isrc tests/fuzz/fuzz_recfile.c src/recfile.c \
+		src/snapshot.c -lz -o $@
+
+fuzz: $(OUTPUT)/fuzz_recfile
+	tests/fuzz/run.sh $< $(FUZZ_SECS)
+
 vm: static
 	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh
 
@@ -83,7 +93,8 @@ vm: static
 # and fails on a suite that dies before its tally.
 CHECK_SUITES := "$(OUTPUT)/unit_tests" \
 	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
+	"tests/fuzz/run.sh $(OUTPUT)/fuzz_recfile $(FUZZ_SECS)" \
 	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
 
-check: bhprof static $(OUTPUT)/unit_tests
+check: bhprof static $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile
 	./tests/run-suites.sh $(CHECK_SUITES)
