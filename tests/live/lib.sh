@@ -45,7 +45,10 @@ new_loop() {
 
 # sectors written, times 512
 diskstats_bytes() {
-	awk -v d="$(basename "$1")" '$3 == d { print $10 * 512 }' /proc/diskstats
+	# %.0f: a reused loop device passes 2^31 sectors and awk's default
+	# print would switch to exponent notation
+	awk -v d="$(basename "$1")" '$3 == d { printf "%.0f\n", $10 * 512 }' \
+		/proc/diskstats
 }
 
 # within PCT percent of each other (integers)
