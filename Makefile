@@ -86,6 +86,13 @@ $(OUTPUT)/fuzz_recfile: tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile.h sr
 fuzz: $(OUTPUT)/fuzz_recfile
 	tests/fuzz/run.sh $< $(FUZZ_SECS)
 
+# figures, not pass/fail: file bytes per hour, report and diff of 24 h
+$(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
+
+bench: $(OUTPUT)/bench_recfile bhprof
+	$(OUTPUT)/bench_recfile 24
+
 vm: static
 	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh
 
