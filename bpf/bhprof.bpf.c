@@ -266,13 +266,21 @@ static __always_inline struct file *gpw_file(void *arg0)
 	return iocb_file(arg0);
 }
 
-/* ---- write calls: fentry/fexit and kprobe/kretprobe flavours ---- */
-
-#define WRITE_PROBE(name, func, src, file_of, hint)                        \
+/*
+ * fentry/fexit and kprobe/kretprobe of one function, sharing handlers:
+ * enter(arg0, arg1) on entry, leave(ret) on return. fentry reads its
+ * arguments with bpf_get_func_arg(), which is safe whatever the function's
+ * arity (iomap_writepages() lost its second argument in 6.18), where a
+ * typed BPF_PROG() reading past the last argument would fail to load.
+ */
+#define ENTRY_EXIT_PROBE(name, func, enter, leave)                         \
 	SEC("?fentry/" #func)                                              \
-	int BPF_PROG(fe_##name, void *arg0)                                \
+	int BPF_PROG(fe_##name)                                            \
 	{                                                                  \
-		write_enter(file_of(arg0), src, hint);                     \
+		__u64 a0 = 0, a1 = 0;                                      \
+		bpf_get_func_arg(ctx, 0, &a0);                             \
+		bpf_get_func_arg(ctx, 1, &a1);                             \
+		enter((void *)a0, (void *)a1);                             \
 		return 0;                                                  \
 	}                                                                  \
 	SEC("?fexit/" #func)                                               \
@@ -280,64 +288,76 @@ static __always_inline struct file *gpw_file(void *arg0)
 	{                                                                  \
 		__u64 ret = 0;                                             \
 		bpf_get_func_ret(ctx, &ret);                               \
-		write_exit(src, (long)ret);                                \
+		leave((long)ret);                                          \
 		return 0;                                                  \
 	}                                                                  \
 	SEC("?kprobe/" #func)                                              \
-	int BPF_KPROBE(kp_##name, void *arg0)                              \
+	int BPF_KPROBE(kp_##name, void *a0, void *a1)                      \
 	{                                                                  \
-		write_enter(file_of(arg0), src, hint);                     \
+		enter(a0, a1);                                             \
 		return 0;                                                  \
 	}                                                                  \
 	SEC("?kretprobe/" #func)                                           \
 	int BPF_KRETPROBE(kr_##name, long ret)                             \
 	{                                                                  \
-		write_exit(src, ret);                                      \
+		leave(ret);                                                \
 		return 0;                                                  \
 	}
 
-WRITE_PROBE(blkdev_write, blkdev_write_iter, SRC_BLKDEV_WRITE, iocb_file,
-	    PATH_NONE)
-WRITE_PROBE(iomap_write, iomap_file_buffered_write, SRC_IOMAP_WRITE,
-	    iocb_file, PATH_IOMAP)
-WRITE_PROBE(generic_write, generic_perform_write, SRC_GENERIC_WRITE,
-	    gpw_file, PATH_NONE)
+/* ---- write calls ---- */
+
+static __always_inline void blkdev_write_enter(void *iocb, void *from)
+{
+	write_enter(iocb_file(iocb), SRC_BLKDEV_WRITE, PATH_NONE);
+}
+
+static __always_inline void blkdev_write_leave(long ret)
+{
+	write_exit(SRC_BLKDEV_WRITE, ret);
+}
+
+/* iomap's own engine: iomap even on a filesystem bhprof does not know */
+static __always_inline void iomap_write_enter(void *iocb, void *from)
+{
+	write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
+}
+
+static __always_inline void iomap_write_leave(long ret)
+{
+	write_exit(SRC_IOMAP_WRITE, ret);
+}
+
+static __always_inline void generic_write_enter(void *arg0, void *from)
+{
+	write_enter(gpw_file(arg0), SRC_GENERIC_WRITE, PATH_NONE);
+}
+
+static __always_inline void generic_write_leave(long ret)
+{
+	write_exit(SRC_GENERIC_WRITE, ret);
+}
+
+ENTRY_EXIT_PROBE(blkdev_write, blkdev_write_iter, blkdev_write_enter,
+		 blkdev_write_leave)
+ENTRY_EXIT_PROBE(iomap_write, iomap_file_buffered_write, iomap_write_enter,
+		 iomap_write_leave)
+ENTRY_EXIT_PROBE(generic_write, generic_perform_write, generic_write_enter,
+		 generic_write_leave)
 
 /* ---- writeback context: do_writepages() covers every writeback ---- */
 
-static __always_inline void wb_enter(struct address_space *mapping)
+static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
-	ctx_open(&wb_ctx, BPF_CORE_READ(mapping, host), SRC_DO_WRITEPAGES, 0,
-		 PATH_NONE);
+	ctx_open(&wb_ctx, BPF_CORE_READ((struct address_space *)mapping, host),
+		 SRC_DO_WRITEPAGES, 0, PATH_NONE);
 }
 
-SEC("?fentry/do_writepages")
-int BPF_PROG(fe_do_writepages, struct address_space *mapping)
-{
-	wb_enter(mapping);
-	return 0;
-}
-
-SEC("?fexit/do_writepages")
-int BPF_PROG(fx_do_writepages)
+static __always_inline void wb_ctx_leave(long ret)
 {
 	ctx_close(&wb_ctx, SRC_DO_WRITEPAGES);
-	return 0;
 }
 
-SEC("?kprobe/do_writepages")
-int BPF_KPROBE(kp_do_writepages, struct address_space *mapping)
-{
-	wb_enter(mapping);
-	return 0;
-}
-
-SEC("?kretprobe/do_writepages")
-int BPF_KRETPROBE(kr_do_writepages)
-{
-	ctx_close(&wb_ctx, SRC_DO_WRITEPAGES);
-	return 0;
-}
+ENTRY_EXIT_PROBE(do_writepages, do_writepages, wb_ctx_enter, wb_ctx_leave)
 
 /* ---- timed writeback functions ---- */
 
@@ -394,39 +414,19 @@ static __always_inline void wb_fn_exit(__u32 path)
 
 /* block_write_full_folio(folio, wbc, get_block) and, before 6.8,
  * block_write_full_page(page, get_block, wbc): one folio either way. */
-static __always_inline void bh_wb_enter(struct folio *folio)
+static __always_inline void bh_wb_enter(void *folio, void *arg1)
 {
-	wb_fn_enter(BPF_CORE_READ(folio, mapping, host), 0,
+	wb_fn_enter(BPF_CORE_READ((struct folio *)folio, mapping, host), 0,
 		    folio_pages(folio));
 }
 
-SEC("?fentry/block_write_full_folio")
-int BPF_PROG(fe_bh_writeback, struct folio *folio)
-{
-	bh_wb_enter(folio);
-	return 0;
-}
-
-SEC("?fexit/block_write_full_folio")
-int BPF_PROG(fx_bh_writeback)
+static __always_inline void bh_wb_leave(long ret)
 {
 	wb_fn_exit(PATH_BH);
-	return 0;
 }
 
-SEC("?kprobe/block_write_full_folio")
-int BPF_KPROBE(kp_bh_writeback, struct folio *folio)
-{
-	bh_wb_enter(folio);
-	return 0;
-}
-
-SEC("?kretprobe/block_write_full_folio")
-int BPF_KRETPROBE(kr_bh_writeback)
-{
-	wb_fn_exit(PATH_BH);
-	return 0;
-}
+ENTRY_EXIT_PROBE(bh_writeback, block_write_full_folio, bh_wb_enter,
+		 bh_wb_leave)
 
 /* iomap_writepages(mapping, wbc, wpc, ops); since 6.18 (wpc) alone */
 static __always_inline void iomap_wb_enter(void *arg0, void *arg1)
@@ -436,42 +436,23 @@ static __always_inline void iomap_wb_enter(void *arg0, void *arg1)
 	struct inode *inode;
 
 	if (iomap_wp_wpc_only) {
-		wbc = BPF_CORE_READ(
-			(struct iomap_writepage_ctx___v618 *)arg0, wbc);
-		inode = BPF_CORE_READ(wbc, inode);
+		struct iomap_writepage_ctx___v618 *wpc = arg0;
+
+		wbc = BPF_CORE_READ(wpc, wbc);
+		inode = BPF_CORE_READ(wpc, inode);
 	} else {
 		inode = BPF_CORE_READ(mapping, host);
 	}
 	wb_fn_enter(inode, (__u64)wbc, 0);
 }
 
-SEC("?fentry/iomap_writepages")
-int BPF_PROG(fe_iomap_writeback, void *arg0, void *arg1)
-{
-	iomap_wb_enter(arg0, arg1);
-	return 0;
-}
-
-SEC("?fexit/iomap_writepages")
-int BPF_PROG(fx_iomap_writeback)
+static __always_inline void iomap_wb_leave(long ret)
 {
 	wb_fn_exit(PATH_IOMAP);
-	return 0;
 }
 
-SEC("?kprobe/iomap_writepages")
-int BPF_KPROBE(kp_iomap_writeback, void *arg0, void *arg1)
-{
-	iomap_wb_enter(arg0, arg1);
-	return 0;
-}
-
-SEC("?kretprobe/iomap_writepages")
-int BPF_KRETPROBE(kr_iomap_writeback)
-{
-	wb_fn_exit(PATH_IOMAP);
-	return 0;
-}
+ENTRY_EXIT_PROBE(iomap_writeback, iomap_writepages, iomap_wb_enter,
+		 iomap_wb_leave)
 
 /* ---- buffer_head allocations ---- */
 

@@ -21,10 +21,9 @@ struct folio___v61 {
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
-/* 5.x generic_perform_write() took (file, iov_iter, pos), 6.0+ a kiocb. */
-
 /* 6.18 iomap_writepages() takes only the context, which carries the wbc. */
 struct iomap_writepage_ctx___v618 {
+	struct inode *inode;
 	struct writeback_control *wbc;
 } __attribute__((preserve_access_index));
 

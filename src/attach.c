@@ -75,55 +75,32 @@ struct progs {
 	struct bpf_program *fe, *fx, *kp, *kr;
 };
 
+#define FLAVOURS(s, n) \
+	((struct progs){ s->progs.fe_##n, s->progs.fx_##n, s->progs.kp_##n, \
+			 s->progs.kr_##n })
+
 static struct progs probe_progs(struct bhprof_bpf *s, enum probe_id id)
 {
-	struct progs p = {};
-
 	switch (id) {
 	case PROBE_WRITE_BLKDEV:
-		p = (struct progs){ s->progs.fe_blkdev_write,
-				    s->progs.fx_blkdev_write,
-				    s->progs.kp_blkdev_write,
-				    s->progs.kr_blkdev_write };
-		break;
+		return FLAVOURS(s, blkdev_write);
 	case PROBE_WRITE_IOMAP:
-		p = (struct progs){ s->progs.fe_iomap_write,
-				    s->progs.fx_iomap_write,
-				    s->progs.kp_iomap_write,
-				    s->progs.kr_iomap_write };
-		break;
+		return FLAVOURS(s, iomap_write);
 	case PROBE_WRITE_GENERIC:
-		p = (struct progs){ s->progs.fe_generic_write,
-				    s->progs.fx_generic_write,
-				    s->progs.kp_generic_write,
-				    s->progs.kr_generic_write };
-		break;
+		return FLAVOURS(s, generic_write);
 	case PROBE_WB_BH:
-		p = (struct progs){ s->progs.fe_bh_writeback,
-				    s->progs.fx_bh_writeback,
-				    s->progs.kp_bh_writeback,
-				    s->progs.kr_bh_writeback };
-		break;
+		return FLAVOURS(s, bh_writeback);
 	case PROBE_WB_IOMAP:
-		p = (struct progs){ s->progs.fe_iomap_writeback,
-				    s->progs.fx_iomap_writeback,
-				    s->progs.kp_iomap_writeback,
-				    s->progs.kr_iomap_writeback };
-		break;
+		return FLAVOURS(s, iomap_writeback);
 	case PROBE_WB_CTX:
-		p = (struct progs){ s->progs.fe_do_writepages,
-				    s->progs.fx_do_writepages,
-				    s->progs.kp_do_writepages,
-				    s->progs.kr_do_writepages };
-		break;
+		return FLAVOURS(s, do_writepages);
 	case PROBE_BH_ALLOC:
-		p = (struct progs){ s->progs.fe_bh_alloc, NULL,
-				    s->progs.kp_bh_alloc, NULL };
-		break;
+		/* counted on entry: no return flavours */
+		return (struct progs){ s->progs.fe_bh_alloc, NULL,
+				       s->progs.kp_bh_alloc, NULL };
 	default:
-		break;
+		return (struct progs){};
 	}
-	return p;
 }
 
 /* Load and attach a two-instruction fentry program: the only test that
