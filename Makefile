@@ -14,9 +14,9 @@ CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
 	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Wno-unused-function $(INCLUDES)
-LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lm
+LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lm -lpthread
 STATIC_LIBS := -Wl,--start-group -l:libbpf.a -l:libelf.a -l:libz.a \
-	       -l:libncursesw.a -l:libtinfo.a -lm -Wl,--end-group
+	       -l:libncursesw.a -l:libtinfo.a -lm -lpthread -Wl,--end-group
 
 SRCS := $(filter-out src/fuzz_%.c,$(wildcard src/*.c))
 OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SRCS))
