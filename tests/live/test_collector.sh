@@ -68,6 +68,20 @@ check "direct: bios attributed to the device's path" \
 	[ "$(j .paths.bh.bio.bytes)" = 4194304 ]
 agree direct "$RAW"
 
+# --- fio's own count of its writes against bhprof's
+stat_run "$RAW" fio --name=w --filename="$RAW" --rw=write --bs=64k --size=8M \
+	--ioengine=psync --end_fsync=1 --output-format=json \
+	--output="$WORK/fio.json"
+fio_ios=$(jq '.jobs[0].write.total_ios' "$WORK/fio.json")
+fio_bytes=$(jq '.jobs[0].write.io_bytes' "$WORK/fio.json")
+echo "     fio: $fio_ios writes, $fio_bytes bytes; bhprof: $(j .paths.bh.write.calls)" \
+     "calls, $(j .paths.bh.write.bytes) bytes"
+check "fio: bhprof's write calls equal fio's total_ios" \
+	[ "$(j .paths.bh.write.calls)" = "$fio_ios" ]
+check "fio: bhprof's write bytes equal fio's io_bytes" \
+	[ "$(j .paths.bh.write.bytes)" = "$fio_bytes" ]
+agree fio "$RAW"
+
 # --- ext4 file: bh
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$EXT" || bad "mkfs.ext4"
 mkdir -p "$WORK/ext4" && mount "$EXT" "$WORK/ext4" && MOUNTS+=("$WORK/ext4")
