@@ -112,7 +112,7 @@ void json_double(struct json *j, const char *key, double v)
 	if (!isfinite(v))
 		fputs("null", j->f);
 	else
-		fprintf(j->f, "%.6g", v);
+		fprintf(j->f, "%.15g", v);	/* all of a double's digits */
 }
 
 void json_str(struct json *j, const char *key, const char *v)
