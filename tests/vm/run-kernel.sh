@@ -7,8 +7,8 @@
 # onto its results disk.
 #
 # usage: run-kernel.sh KERNEL_IMAGE OUTDIR
-# Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, NORESULTS,
-# QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
+# Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, CRASHED,
+# NORESULTS, QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
 # environment: VM_TIMEOUT (default 420 s), VM_SMP (2), VM_MEM (1024 MiB),
 #   QEMU (qemu-system-x86_64); and those of build-initramfs.sh.
 set -uo pipefail
@@ -50,19 +50,33 @@ done
 append="console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off"
 append="$append rdinit=/init"
 
+# timeout puts qemu in its own process group: pass on our INT/TERM
+tpid=""
+trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null' INT TERM HUP
 timeout --kill-after=10 "$tmo" "$qemu" \
 	-accel tcg -nodefaults -no-reboot -display none \
 	-machine q35 -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
 	-kernel "$img" -initrd "$out/initramfs.cpio" -append "$append" \
 	-serial "file:$out/console.log" -monitor none \
-	"${drive_args[@]}" > "$out/qemu.log" 2>&1
+	"${drive_args[@]}" > "$out/qemu.log" 2>&1 &
+tpid=$!
+wait $tpid
 rc=$?
+if kill -0 $tpid 2>/dev/null; then
+	# interrupted: qemu is being stopped; wait for it, report, stop
+	wait $tpid
+	echo INTERRUPTED > "$out/status"
+	exit 1
+fi
 echo $(( $(date +%s) - start )) > "$out/elapsed"
 
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo TIMEOUT > "$out/status"
 elif [ $rc -ne 0 ]; then
 	echo "QEMU-FAILED rc=$rc" > "$out/status"
+elif ! grep -q 'BHPROF-VM-DONE' "$out/console.log"; then
+	# a panic reboots, and -no-reboot turns that into a clean exit
+	echo "CRASHED (guest stopped before its end; panic?)" > "$out/status"
 fi
 if tar -xf "$out/res.img" -C "$out/results" 2> "$out/untar.log" &&
    [ -f "$out/results/vm.conf" ]; then

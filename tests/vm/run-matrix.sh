@@ -23,9 +23,17 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-t_start=$(date +%s)
 mkdir -p "$BUILD_DIR"
 matrix=$BUILD_DIR/matrix.txt
+
+# One matrix at a time per build folder: a second run would overwrite the
+# disk images and results of the first.
+exec 9> "$BUILD_DIR/.lock"
+if ! flock -n 9; then
+	note "another matrix run holds $BUILD_DIR/.lock: waiting for it"
+	flock 9
+fi
+t_start=$(date +%s)
 
 # Missing tools or kernels are failures, said loudly, never a skip.
 fatal() {
@@ -42,7 +50,7 @@ fatal() {
 qemu=${QEMU:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null ||
 	fatal "$qemu not found: apt-get install qemu-system-x86 (see tests/vm/deps.txt)"
-for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd; do
+for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd flock; do
 	command -v "$t" >/dev/null ||
 		fatal "$t not found: apt-get install \$(cat tests/vm/deps.txt)"
 done
@@ -78,6 +86,20 @@ export VMWRITER_BIN=$BUILD_DIR/vmwriter
 jobs_max=${VM_JOBS:-2}
 names=()
 pre_fail=()
+declare -A running=()	# pid -> kernel name
+
+reap_one() {
+	local pid name
+	wait -n -p pid "${!running[@]}"
+	name=${running[$pid]}
+	unset "running[$pid]"
+	note "$name: $(cat "$BUILD_DIR/$name/status" 2>/dev/null) in $(cat "$BUILD_DIR/$name/elapsed" 2>/dev/null)s"
+}
+
+# never leave a guest running: stop them all on the way out
+trap 'for p in "${!running[@]}"; do kill -TERM "$p" 2>/dev/null; done
+      wait; fatal "interrupted"' INT TERM HUP
+
 for k in "${kernels[@]}"; do
 	name=$(kernel_suffix "$k")
 	if [ ! -f "$k" ]; then
@@ -89,17 +111,17 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	names+=("$name")
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
-		wait -n
+	while [ ${#running[@]} -ge "$jobs_max" ]; do
+		reap_one
 	done
 	note "booting $name (Linux $(cfg_version "$(kernel_config "$k")"))"
-	(
-		"$VM_DIR/run-kernel.sh" "$k" "$BUILD_DIR/$name" \
-			> "$BUILD_DIR/$name.run.log" 2>&1
-		note "$name: $(cat "$BUILD_DIR/$name/status" 2>/dev/null) in $(cat "$BUILD_DIR/$name/elapsed" 2>/dev/null)s"
-	) &
+	"$VM_DIR/run-kernel.sh" "$k" "$BUILD_DIR/$name" > "$BUILD_DIR/$name.run.log" 2>&1 &
+	running[$!]=$name
 done
-wait
+while [ ${#running[@]} -gt 0 ]; do
+	reap_one
+done
+trap - INT TERM HUP
 
 # ---- assertions ----------------------------------------------------------
 for k in "${kernels[@]}"; do
