@@ -78,9 +78,9 @@ live: bhprof
 
 # libFuzzer on the record reader, bounded; the corpus lives in tests/fuzz
 FUZZ_SECS ?= 60
-$(OUTPUT)/fuzz_recfile: tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile.h src/snapshot.c | $(OUTPUT)
+$(OUTPUT)/fuzz_recfile: tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile_fmt.c src/recfile.h src/recfile_fmt.h src/snapshot.c | $(OUTPUT)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-		-Iinclude -Isrc tests/fuzz/fuzz_recfile.c src/recfile.c \
+		-Iinclude -Isrc tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile_fmt.c \
 		src/snapshot.c -lz -o $@
 
 fuzz: $(OUTPUT)/fuzz_recfile

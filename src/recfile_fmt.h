@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the record file writer (recwriter.c) and reader (recfile.c) must
+ * agree on: section tags, the sparse index layout, the byte buffer.
+ * docs/format.md is the specification.
+ */
+#ifndef BHPROF_RECFILE_FMT_H
+#define BHPROF_RECFILE_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "recfile.h"
+
+/* The sparse indices below are part of the format: a change to these
+ * structures must come with a change to docs/format.md. */
+_Static_assert(sizeof(struct bhp_path_stats) == 10 * 8, "path counters");
+_Static_assert(sizeof(struct bhp_global_stats) == 5 * 8, "global counters");
+_Static_assert(sizeof(struct bhp_dev_stats) == (2 + DEV_SIZE_SLOTS) * 8,
+	       "device counters");
+
+#define NR_PATH_FIELDS (sizeof(struct bhp_path_stats) / 8)
+#define NR_GLOB_FIELDS (sizeof(struct bhp_global_stats) / 8)
+#define NR_DEV_FIELDS (sizeof(struct bhp_dev_stats) / 8)
+#define PATH_STRIDE 32		/* index = path * 32 + field */
+#define HIST_STRIDE 2048	/* index = hist id * 2048 + bucket */
+#define DEV_F_REMOVED 0x1
+
+/* section tags of the metadata frame */
+enum {
+	M_VERSION = 1, M_RELEASE, M_BUFFER_HEAD, M_BTF, M_HOSTNAME,
+	M_START_NS, M_INTERVAL_MS, M_FILTER_DEV, M_FILTER_PID, M_CMDLINE,
+	M_PROBE, M_HIST_LAYOUT, M_DEV_NAME, M_DEV_SLOTS, M_COMMAND_ARG,
+};
+
+/* ... of a probe, inside M_PROBE */
+enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME };
+
+/* ... of a device name, inside M_DEV_NAME and E_DEV_NAME */
+enum { D_DEV = 1, D_NAME };
+
+/* ... of a snapshot frame */
+enum { S_TS = 1, S_PATHS, S_GLOB, S_HISTS, S_DEVS };
+
+/* ... of the end-of-run frame */
+enum { E_REASON = 1, E_SIGNAL, E_EXIT, E_ELAPSED_NS, E_FRAMES, E_DEV_NAME };
+
+/* growable byte buffer; oom sticks, so callers check once at the end */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+bool buf_reserve(struct buf *b, size_t n);
+void buf_put(struct buf *b, const void *d, size_t n);
+
+struct dev_name {
+	uint32_t dev;
+	char name[32];
+};
+
+#endif /* BHPROF_RECFILE_FMT_H */
