@@ -391,7 +391,7 @@ static void dec_end(struct recfile *r, struct rd *c)
 		switch (tag) {
 		case E_REASON:
 			v = rd_varint(&b);
-			e->reason = v <= REC_STOP_ERROR ? (enum rec_stop)v
+			e->reason = v <= REC_STOP_MAX ? (enum rec_stop)v
 							: REC_STOP_UNKNOWN;
 			break;
 		case E_SIGNAL:

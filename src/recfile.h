@@ -49,6 +49,8 @@ enum rec_stop {
 	REC_STOP_COMMAND = 2,	/* the command exited */
 	REC_STOP_SIGNAL = 3,	/* SIGINT, SIGTERM or SIGHUP */
 	REC_STOP_ERROR = 4,	/* reading the collector failed */
+	REC_STOP_USER = 5,	/* q in bhprof top */
+	REC_STOP_MAX = REC_STOP_USER,
 };
 
 struct rec_end {

@@ -15,6 +15,8 @@ const char *rec_stop_name(enum rec_stop r)
 		return "signal";
 	case REC_STOP_ERROR:
 		return "error";
+	case REC_STOP_USER:
+		return "quit";
 	default:
 		return "unknown";
 	}

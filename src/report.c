@@ -64,6 +64,9 @@ const char *stop_text(char *buf, size_t len, const struct rec_end *e)
 	case REC_STOP_ERROR:
 		snprintf(buf, len, "an error reading the BPF maps");
 		break;
+	case REC_STOP_USER:
+		snprintf(buf, len, "q in bhprof top");
+		break;
 	default:
 		snprintf(buf, len, "unknown");
 	}

@@ -119,10 +119,6 @@ static int rec_snap(struct top *tp, const struct snapshot *s)
 	return err ? rec_fail(tp, err) : 0;
 }
 
-/*
- * rec_stop has no "quit key": q is the interactive ^C, so it is stored
- * as a stop by signal, with signal 0 when no real signal came.
- */
 static enum rec_stop rec_reason(const struct top *tp)
 {
 	if (tp->read_err)
@@ -131,7 +127,7 @@ static enum rec_stop rec_reason(const struct top *tp)
 		return REC_STOP_COMMAND;
 	if (tp->o.duration > 0 && tp->st.elapsed >= tp->o.duration)
 		return REC_STOP_DURATION;
-	return REC_STOP_SIGNAL;
+	return run_stop ? REC_STOP_SIGNAL : REC_STOP_USER;
 }
 
 static int rec_finish(struct top *tp)

@@ -299,6 +299,7 @@ stopped rec
 check "-o: exit status 0" [ "$(exit_status rec)" = 0 ]
 "$BHPROF" report "$WORK/top.bhp" >"$WORK/report.txt" 2>&1
 check "-o: bhprof report reads the recording" [ $? = 0 ]
+check "-o: the recording says q stopped it" grep -q "q in bhprof top" "$WORK/report.txt"
 
 # ---- plain: a pipe, and --plain on a terminal ----
 "$BHPROF" top -i 0.5 --duration 2.2 -d "$R" >"$WORK/plain.txt" 2>&1
