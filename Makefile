@@ -92,6 +92,7 @@ $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
 
 bench: $(OUTPUT)/bench_recfile bhprof
 	$(OUTPUT)/bench_recfile 24
+	bench/overhead.sh
 
 vm: static
 	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh

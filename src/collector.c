@@ -18,6 +18,7 @@
 
 struct collector {
 	struct bhprof_bpf *skel;
+	int stats_fd;	/* holds BPF run-time statistics on while open */
 	struct attach_plan plan;
 	int nr_cpus;
 	void *percpu;	/* scratch for one per-CPU value */
@@ -120,6 +121,7 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->stats_fd = -1;
 	c->nr_cpus = libbpf_num_possible_cpus();
 	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist));
 	c->skel = bhprof_bpf__open();
@@ -148,6 +150,8 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	err = attach_plan_attach(&c->plan, c->skel, info);
 	if (err)
 		goto fail;
+	/* as bpftop does: the kernel counts only while someone asks */
+	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	*out = c;
 	return 0;
 fail:
@@ -206,6 +210,26 @@ static int read_devs(struct collector *c, struct snapshot *s)
 	return 0;
 }
 
+/* Run time and runs of every loaded program, for the cost line. */
+static void read_self(struct collector *c, struct snapshot *s)
+{
+	struct bpf_program *prog;
+
+	s->self_ns = s->self_runs = 0;
+	if (c->stats_fd < 0)
+		return;
+	bpf_object__for_each_program(prog, c->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		s->self_ns += info.run_time_ns;
+		s->self_runs += info.run_cnt;
+	}
+}
+
 int collector_read(struct collector *c, struct snapshot *s)
 {
 	int ps = bpf_map__fd(c->skel->maps.path_stats);
@@ -224,6 +248,7 @@ int collector_read(struct collector *c, struct snapshot *s)
 		err = read_percpu(c, hs, h, &s->hists[h], sizeof(s->hists[h]));
 	if (!err)
 		err = read_devs(c, s);
+	read_self(c, s);
 	return err;
 }
 
@@ -232,6 +257,8 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	attach_plan_detach(&c->plan);
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
 	bhprof_bpf__destroy(c->skel);
 	free(c->percpu);
 	free(c);

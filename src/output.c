@@ -168,6 +168,20 @@ static void devices_json(struct json *j, const struct summary *s)
 	json_arr_close(j);
 }
 
+/* bhprof's own BPF programs: what the measurement cost the kernel */
+static void overhead_json(struct json *j, const struct summary *s)
+{
+	json_obj_open(j, "overhead");
+	json_u64(j, "runs", s->self_runs);
+	json_u64(j, "run_ns", s->self_ns);
+	if (s->self_runs)
+		json_double(j, "ns_per_run", (double)s->self_ns / s->self_runs);
+	else
+		json_null(j, "ns_per_run");
+	json_double(j, "cpu_pct", s->secs > 0 ? s->self_ns / s->secs / 1e7 : 0);
+	json_obj_close(j);
+}
+
 void summary_json_fields(struct json *j, const struct run_info *info,
 			 const struct summary *s)
 {
@@ -187,6 +201,7 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	json_u64(j, "bytes", s->glob.bio_bytes);
 	json_obj_close(j);
 	json_u64(j, "lost", s->glob.ctx_lost);
+	overhead_json(j, s);
 	devices_json(j, s);
 }
 
@@ -331,6 +346,11 @@ void summary_text(FILE *f, const struct run_info *info,
 	fprintf(f, "\nbh allocations: %llu in all, %llu outside any path\n",
 		(unsigned long long)s->glob.bh_alloc_total,
 		(unsigned long long)s->glob.bh_alloc_none);
+	if (s->self_runs)
+		fprintf(f, "bhprof's own cost: %llu program runs, %.0f ns each, "
+			"%.3f%% of one CPU\n", (unsigned long long)s->self_runs,
+			(double)s->self_ns / s->self_runs,
+			s->secs > 0 ? s->self_ns / s->secs / 1e7 : 0);
 	if (s->glob.ctx_lost)
 		fprintf(f, "lost: %llu events not attributed (context map full)\n",
 			(unsigned long long)s->glob.ctx_lost);

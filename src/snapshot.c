@@ -85,6 +85,8 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 		(const uint64_t *)&b->glob, NR_U64(b->glob));
 	u64_sub((uint64_t *)out->hists, (const uint64_t *)a->hists,
 		(const uint64_t *)b->hists, NR_U64(b->hists));
+	out->self_ns = b->self_ns - a->self_ns;
+	out->self_runs = b->self_runs - a->self_runs;
 	out->nr_devs = b->nr_devs;
 	for (uint32_t i = 0; i < b->nr_devs; i++) {
 		const struct dev_row *ra = dev_find(a, b->devs[i].dev,
@@ -107,6 +109,8 @@ static void u64_add(uint64_t *acc, const uint64_t *d, size_t n)
 void snapshot_add(struct snapshot *acc, const struct snapshot *d)
 {
 	acc->ts_ns += d->ts_ns;
+	acc->self_ns += d->self_ns;
+	acc->self_runs += d->self_runs;
 	u64_add((uint64_t *)acc->paths, (const uint64_t *)d->paths,
 		NR_U64(d->paths));
 	u64_add((uint64_t *)&acc->glob, (const uint64_t *)&d->glob,

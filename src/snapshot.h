@@ -27,6 +27,9 @@ struct snapshot {
 	struct bhp_hist hists[NR_HISTS];
 	uint32_t nr_devs;
 	struct dev_row devs[MAX_SNAP_DEVS];
+	/* bhprof's own cost: its programs' run time and runs, from the
+	 * kernel's BPF statistics (zero where they cannot be enabled) */
+	uint64_t self_ns, self_runs;
 };
 
 /* Logical probes; each resolves to one attach mode on a given kernel. */

@@ -127,5 +127,7 @@ void summarize(const struct snapshot *a, const struct snapshot *b,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_summarize(&d, p, out->secs, &out->path[p]);
 	out->glob = d.glob;
+	out->self_ns = d.self_ns;
+	out->self_runs = d.self_runs;
 	devs_summarize(&d, out->secs, out);
 }

@@ -41,6 +41,7 @@ struct dev_summary {
 
 struct summary {
 	double secs;
+	uint64_t self_ns, self_runs;	/* bhprof's programs: time, runs */
 	struct path_summary path[NR_PATHS];
 	struct bhp_global_stats glob;
 	uint32_t nr_devs;
