@@ -46,9 +46,7 @@ echo "  bare:          $bare KiB/s"
 echo "  under bhprof:  $traced KiB/s"
 awk -v b="$bare" -v t="$traced" 'BEGIN {
 	printf "  slowdown:      %.1f%%\n", (b - t) * 100 / b }'
-jq -r '"  attach:        " + (.attach.write_blkdev) +
-	"\n  bhprof runs:   " + (.overhead.runs | tostring) +
-	" program runs, " + (.overhead.ns_per_run | floor | tostring) +
-	" ns each, " + ((.overhead.run_ns / 1e6) | floor | tostring) +
-	" ms in all"' \
+jq -r '"  attach:        \(.attach.write_blkdev)",
+	(.overhead | "  bhprof runs:   \(.runs) program runs, " +
+	 "\(.ns_per_run // 0 | floor) ns each, \(.run_ns / 1e6 | floor) ms in all")' \
 	"$work/stat.json"

@@ -164,18 +164,22 @@ static __always_inline void ctx_lost(void)
 		g->ctx_lost++;
 }
 
-/* Opens a context unless the thread is already inside one (outermost wins). */
+/*
+ * Opens a context unless the thread is already inside one (outermost
+ * wins). A write context is only worth opening for a file of a path: a
+ * write to a pipe, a socket or tmpfs returns before any map is touched,
+ * which is most of the cost. A writeback context opens for any inode,
+ * or none (sync(2)): its bios are judged by the pages they carry.
+ */
 static __always_inline void ctx_open(void *map, struct inode *inode,
-				     __u32 src, __u32 flags, __u32 hint)
+				     __u32 src, __u32 flags, __u32 hint,
+				     bool need_path)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
 	struct bhp_ctx c = {}, *old;
+	__u64 now;
 
 	if (!tgid_ok(id))
-		return;
-	old = bpf_map_lookup_elem(map, &id);
-	if (old && now - old->ts < CTX_STALE_NS)
 		return;
 	c.path = PATH_NONE;
 	if (inode) {
@@ -185,6 +189,12 @@ static __always_inline void ctx_open(void *map, struct inode *inode,
 	}
 	if (c.path == PATH_NONE)
 		c.path = hint;
+	if (need_path && c.path == PATH_NONE)
+		return;
+	now = bpf_ktime_get_ns();
+	old = bpf_map_lookup_elem(map, &id);
+	if (old && now - old->ts < CTX_STALE_NS)
+		return;
 	c.ts = now;
 	c.src = src;
 	c.flags = flags;
@@ -210,7 +220,7 @@ static __always_inline void write_enter(struct file *file, __u32 src,
 		return;
 	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
 		flags |= CTX_F_DIRECT;
-	ctx_open(&write_ctx, inode, src, flags, hint);
+	ctx_open(&write_ctx, inode, src, flags, hint, true);
 }
 
 /* -EIOCBQUEUED: an async direct write that completes later */
@@ -349,7 +359,8 @@ ENTRY_EXIT_PROBE(generic_write, generic_perform_write, generic_write_enter,
 static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
 	ctx_open(&wb_ctx, BPF_CORE_READ((struct address_space *)mapping, host),
-		 SRC_DO_WRITEPAGES, 0, PATH_NONE);
+		 SRC_DO_WRITEPAGES, 0, PATH_NONE,
+		 false);
 }
 
 static __always_inline void wb_ctx_leave(long ret)
@@ -552,7 +563,8 @@ int tp_sync_fd_enter(struct trace_event_raw_sys_enter *ctx)
 	struct inode *inode = file_inode_of(fd_to_file(ctx->args[0]));
 
 	if (inode)
-		ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE);
+		ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
+		 false);
 	return 0;
 }
 
@@ -560,7 +572,8 @@ int tp_sync_fd_enter(struct trace_event_raw_sys_enter *ctx)
 SEC("?tracepoint/syscalls/sys_enter_sync")
 int tp_sync_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE);
+	ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE,
+		 false);
 	return 0;
 }
 
@@ -575,7 +588,8 @@ int tp_sync_exit(struct trace_event_raw_sys_exit *ctx)
 SEC("?tp_btf/writeback_single_inode_start")
 int BPF_PROG(tp_flush_enter, struct inode *inode)
 {
-	ctx_open(&wb_ctx, inode, SRC_FLUSHER, 0, PATH_NONE);
+	ctx_open(&wb_ctx, inode, SRC_FLUSHER, 0, PATH_NONE,
+		 false);
 	return 0;
 }
 

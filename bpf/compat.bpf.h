@@ -53,10 +53,13 @@ static __always_inline __u32 folio_pages(struct folio *folio)
  * The inode whose page cache holds the first page of a bio, or NULL for
  * anonymous, slab or driver memory (O_DIRECT user buffers, XFS log,
  * journal copies). Tail pages point to their head through compound_head.
+ * A slab page keeps its kmem_cache where a page keeps its mapping, so a
+ * mapping only counts if its host's i_mapping points back at it.
  */
 static __always_inline struct inode *bio_owner(struct bio *bio)
 {
 	struct bio_vec *bv = BPF_CORE_READ(bio, bi_io_vec);
+	struct inode *host;
 	struct page *pg;
 	unsigned long head, mapping;
 
@@ -72,17 +75,20 @@ static __always_inline struct inode *bio_owner(struct bio *bio)
 	/* low bits tag anon, movable and KSM mappings */
 	if (!mapping || (mapping & 3))
 		return NULL;
-	return BPF_CORE_READ((struct address_space *)mapping, host);
+	host = BPF_CORE_READ((struct address_space *)mapping, host);
+	if (!host || (unsigned long)BPF_CORE_READ(host, i_mapping) != mapping)
+		return NULL;
+	return host;
 }
 
 static __always_inline struct file *fd_to_file(unsigned long fd)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct file **fds = BPF_CORE_READ(task, files, fdt, fd);
-	unsigned int max = BPF_CORE_READ(task, files, fdt, max_fds);
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
 	struct file *file = NULL;
 
-	if (!fds || fd >= max)
+	if (!fds || fd >= BPF_CORE_READ(fdt, max_fds))
 		return NULL;
 	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
 	return file;

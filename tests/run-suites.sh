@@ -17,8 +17,8 @@ for suite in "$@"; do
 		total_fail=$((total_fail + 1))
 		continue
 	fi
-	p=$(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed.*/\1/')
-	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+	f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
