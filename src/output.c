@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include <stddef.h>
 #include <string.h>
 #include "output.h"
 
@@ -235,26 +234,32 @@ static void row_double(FILE *f, const char *label, double a, double b)
 	fprintf(f, ROW, label, x, y);
 }
 
-static void row_ns(FILE *f, const char *label, const struct summary *s,
-		   size_t off, bool seen_bh, bool seen_iomap)
+/* "-" where the path saw nothing, "n/a" where the mode cannot see */
+static const char *ns_cell(char *buf, size_t len, const struct dist *d,
+			   uint64_t v, bool seen)
 {
-	char x[32], y[32];
-	const uint64_t *a = (const void *)((const char *)&s->path[0] + off);
-	const uint64_t *b = (const void *)((const char *)&s->path[1] + off);
-
-	fprintf(f, ROW, label, seen_bh ? fmt_ns(x, sizeof(x), *a) : "n/a",
-		seen_iomap ? fmt_ns(y, sizeof(y), *b) : "n/a");
+	if (!seen)
+		return "n/a";
+	if (!d->count)
+		return "-";
+	return fmt_ns(buf, len, v);
 }
 
-#define LAT_ROWS(f, s, name, field, sb, si)                                 \
-	do {                                                                \
-		row_ns(f, name " p50", s,                                   \
-		       offsetof(struct path_summary, field.p50), sb, si);   \
-		row_ns(f, name " p99", s,                                   \
-		       offsetof(struct path_summary, field.p99), sb, si);   \
-		row_ns(f, name " max", s,                                   \
-		       offsetof(struct path_summary, field.max), sb, si);   \
-	} while (0)
+static void lat_rows(FILE *f, const char *name, const struct dist *a,
+		     const struct dist *b, bool seen_a, bool seen_b)
+{
+	static const char *const which[] = { "p50", "p99", "max" };
+	char label[40], x[32], y[32];
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t va = i == 0 ? a->p50 : i == 1 ? a->p99 : a->max;
+		uint64_t vb = i == 0 ? b->p50 : i == 1 ? b->p99 : b->max;
+
+		snprintf(label, sizeof(label), "%s %s", name, which[i]);
+		fprintf(f, ROW, label, ns_cell(x, sizeof(x), a, va, seen_a),
+			ns_cell(y, sizeof(y), b, vb, seen_b));
+	}
+}
 
 static void size_hist_text(FILE *f, const struct bhp_hist *h, const char *p)
 {
@@ -305,10 +310,10 @@ static void devices_text(FILE *f, const struct summary *s)
 static void header_text(FILE *f, const struct run_info *info,
 			const struct summary *s)
 {
-	fprintf(f, "bhprof %s: kernel %s, CONFIG_BUFFER_HEAD=%s, %.1f s\n",
+	fprintf(f, "bhprof %s: kernel %s, CONFIG_BUFFER_HEAD=%s, %.*f s\n",
 		info->version, info->release,
 		info->buffer_head < 0 ? "?" : info->buffer_head ? "y" : "n",
-		s->secs);
+		s->secs < 10 ? 3 : 1, s->secs);
 	fprintf(f, "attach:");
 	for (int i = 0; i < NR_PROBES; i++)
 		fprintf(f, " %s=%s", probe_name(i),
@@ -325,17 +330,22 @@ void summary_text(FILE *f, const struct run_info *info,
 	header_text(f, info, s);
 	row_u64(f, "write calls", a->c.write_calls, b->c.write_calls);
 	row_bytes(f, "write bytes", a->c.write_bytes, b->c.write_bytes);
-	row_double(f, "write MiB/s", a->write_mbps, b->write_mbps);
-	LAT_ROWS(f, s, "write lat", write_lat, true, true);
-	row_u64(f, "direct calls", a->c.dio_calls, b->c.dio_calls);
-	row_bytes(f, "direct bytes", a->c.dio_bytes, b->c.dio_bytes);
-	LAT_ROWS(f, s, "direct lat", dio_lat, true, true);
+	/* buffered and O_DIRECT together: what the writers achieved */
+	row_double(f, "written MiB/s", a->write_mbps, b->write_mbps);
+	lat_rows(f, "write lat", &a->write_lat, &b->write_lat, true, true);
+	/* the O_DIRECT block only where there was O_DIRECT */
+	if (a->c.dio_calls || b->c.dio_calls) {
+		row_u64(f, "direct calls", a->c.dio_calls, b->c.dio_calls);
+		row_bytes(f, "direct bytes", a->c.dio_bytes, b->c.dio_bytes);
+		lat_rows(f, "direct lat", &a->dio_lat, &b->dio_lat, true, true);
+	}
 	if (a->c.write_errors || b->c.write_errors)
 		row_u64(f, "write errors", a->c.write_errors, b->c.write_errors);
 	if (wa || wi)
 		row_u64(f, "writeback calls", a->c.wb_calls, b->c.wb_calls);
 	row_u64(f, "writeback pages", a->c.wb_pages, b->c.wb_pages);
-	LAT_ROWS(f, s, "writeback lat", wb_lat, wa, wi);
+	if (wa || wi)
+		lat_rows(f, "writeback lat", &a->wb_lat, &b->wb_lat, wa, wi);
 	row_u64(f, "bios", a->c.bio_count, b->c.bio_count);
 	row_bytes(f, "bio bytes", a->c.bio_bytes, b->c.bio_bytes);
 	row_bytes(f, "bio size p50", a->bio_size.p50, b->bio_size.p50);
@@ -346,6 +356,9 @@ void summary_text(FILE *f, const struct run_info *info,
 	fprintf(f, "\nbh allocations: %llu in all, %llu outside any path\n",
 		(unsigned long long)s->glob.bh_alloc_total,
 		(unsigned long long)s->glob.bh_alloc_none);
+	if (!wa && !wi)
+		fprintf(f, "writeback calls and latency: not visible to "
+			"tracepoints (see README)\n");
 	if (s->self_runs)
 		fprintf(f, "bhprof's own cost: %llu program runs, %.0f ns each, "
 			"%.3f%% of one CPU\n", (unsigned long long)s->self_runs,
