@@ -35,7 +35,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 for _ in $(seq "$ROUNDS"); do
 	job >>"$work/bare"
 	"$BHPROF" stat --json -d "$(basename "$dev")" -- bash -c \
-		"$(declare -f job); dev=$dev BS=$BS SIZE=$SIZE work=$work job" \
+		"$(declare -f job); dev=$dev BS=$BS SIZE=$SIZE work=$work job >/dev/null" \
 		>"$work/stat.json" 2>/dev/null
 	jq '.jobs[0].write.bw' "$work/fio.json" >>"$work/traced"
 done

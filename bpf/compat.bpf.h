@@ -58,16 +58,18 @@ static __always_inline __u32 folio_pages(struct folio *folio)
  */
 static __always_inline struct inode *bio_owner(struct bio *bio)
 {
-	struct bio_vec *bv = BPF_CORE_READ(bio, bi_io_vec);
+	/* bio is tp_btf's typed argument: plain loads down to the page */
+	struct bio_vec *bv = bio->bi_io_vec;
 	struct inode *host;
 	struct page *pg;
 	unsigned long head, mapping;
 
 	if (!bv)
 		return NULL;
-	pg = BPF_CORE_READ(bv, bv_page);
+	pg = bv->bv_page;
 	if (!pg)
 		return NULL;
+	/* a union with lru: a plain load would be typed as a list_head * */
 	head = BPF_CORE_READ(pg, compound_head);
 	if (head & 1)
 		pg = (struct page *)(head - 1);
