@@ -372,33 +372,6 @@ static int link_add(struct attach_plan *p, struct bpf_link *l)
 	return 0;
 }
 
-static int attach_kprobes(struct attach_plan *p, struct bhprof_bpf *s,
-			  enum probe_group g)
-{
-	for (int id = 0; id < NR_PROBES; id++) {
-		struct progs pr = probe_progs(s, id);
-		int err;
-
-		if (groups[id] != g || p->absent[id])
-			continue;
-		err = link_add(p, bpf_program__attach_kprobe(pr.kp, false,
-							     p->ksym[id]));
-		if (!err && pr.kr)
-			err = link_add(p, bpf_program__attach_kprobe(
-						  pr.kr, true, p->ksym[id]));
-		if (err) {
-			size_t n = strnlen(p->why[g], sizeof(p->why[g]));
-
-			/* keep the fentry reason: both explain the fallback */
-			snprintf(p->why[g] + n, sizeof(p->why[g]) - n,
-				 "%skprobe on %s: %s", n ? "; " : "",
-				 p->ksym[id], strerror(-err));
-			return err;
-		}
-	}
-	return 0;
-}
-
 static int attach_syscalls(struct attach_plan *p, struct bpf_program *prog,
 			   const char *dir, const char *const *names,
 			   size_t n)
@@ -468,23 +441,40 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 	return err;
 }
 
-static int attach_fentry(struct attach_plan *p, struct bhprof_bpf *s,
-			 enum probe_group g)
+static struct bpf_link *attach_one(struct bpf_program *prog,
+				   enum attach_mode m, bool ret,
+				   const char *sym)
+{
+	if (m == MODE_FENTRY)
+		return bpf_program__attach(prog);
+	return bpf_program__attach_kprobe(prog, ret, sym);
+}
+
+/* every function of group g, entry and return, as fentry or kprobe */
+static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
+			    enum probe_group g, enum attach_mode m)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
 		struct progs pr = probe_progs(s, id);
+		struct bpf_program *entry = m == MODE_FENTRY ? pr.fe : pr.kp;
+		struct bpf_program *ret = m == MODE_FENTRY ? pr.fx : pr.kr;
+		size_t n;
 		int err;
 
 		if (groups[id] != g || p->absent[id])
 			continue;
-		err = link_add(p, bpf_program__attach(pr.fe));
-		if (!err && pr.fx)
-			err = link_add(p, bpf_program__attach(pr.fx));
-		if (err) {
-			fprintf(stderr, "bhprof: fentry on %s: %s\n",
-				p->func[id], strerror(-err));
-			return err;
-		}
+		err = link_add(p, attach_one(entry, m, false, p->ksym[id]));
+		if (!err && ret)
+			err = link_add(p, attach_one(ret, m, true, p->ksym[id]));
+		if (!err)
+			continue;
+		/* keep the fentry reason: both explain a fallback */
+		n = strnlen(p->why[g], sizeof(p->why[g]));
+		snprintf(p->why[g] + n, sizeof(p->why[g]) - n, "%s%s on %s: %s",
+			 n ? "; " : "", mode_name(m),
+			 m == MODE_FENTRY ? p->func[id] : p->ksym[id],
+			 strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -546,9 +536,12 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 
 	switch (p->group_mode[g]) {
 	case MODE_FENTRY:
-		return attach_fentry(p, s, g);
+		err = attach_functions(p, s, g, MODE_FENTRY);
+		if (err)
+			fprintf(stderr, "bhprof: %s\n", p->why[g]);
+		return err;
 	case MODE_KPROBE:
-		err = attach_kprobes(p, s, g);
+		err = attach_functions(p, s, g, MODE_KPROBE);
 		if (!err)
 			return 0;
 		links_truncate(p, mark);

@@ -45,6 +45,16 @@ static uint64_t bucket_value(unsigned int idx, enum hist_est est)
 	return est == EST_LOW ? hist_bucket_low(idx) : bucket_mid(idx);
 }
 
+/* nearest rank: the smallest value with at least p% at or below it */
+uint64_t nearest_rank(uint64_t n, double p)
+{
+	uint64_t rank = (uint64_t)((p / 100.0) * (double)n + 0.999999);
+
+	if (rank < 1)
+		rank = 1;
+	return rank > n ? n : rank;
+}
+
 uint64_t hist_percentile(const struct bhp_hist *h, double p,
 			 enum hist_est est)
 {
@@ -52,12 +62,7 @@ uint64_t hist_percentile(const struct bhp_hist *h, double p,
 
 	if (!n)
 		return 0;
-	/* nearest-rank: the smallest value with at least p% at or below */
-	rank = (uint64_t)((p / 100.0) * (double)n + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
+	rank = nearest_rank(n, p);
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank)

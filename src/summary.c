@@ -39,8 +39,7 @@ static void path_summarize(const struct snapshot *d, unsigned int p,
 	ps->mean_bio = c->bio_count ? (double)c->bio_bytes / c->bio_count : 0;
 }
 
-/* log2 slot s holds sizes in [2^s, 2^(s+1)); report its lower edge */
-static uint64_t log2_percentile(const uint64_t *slots, double p)
+uint64_t log2_percentile(const uint64_t *slots, double p)
 {
 	uint64_t n = 0, seen = 0, rank;
 
@@ -48,7 +47,7 @@ static uint64_t log2_percentile(const uint64_t *slots, double p)
 		n += slots[i];
 	if (!n)
 		return 0;
-	rank = (uint64_t)(p / 100.0 * (double)n + 0.999999);
+	rank = nearest_rank(n, p);
 	for (int i = 0; i < DEV_SIZE_SLOTS; i++) {
 		seen += slots[i];
 		if (seen >= rank)

@@ -63,6 +63,10 @@ uint64_t hist_count(const struct bhp_hist *h);
 uint64_t hist_max(const struct bhp_hist *h, enum hist_est est);
 double hist_mean(const struct bhp_hist *h, enum hist_est est);
 uint64_t hist_bucket_low(unsigned int idx);
+uint64_t nearest_rank(uint64_t n, double p);
+/* per-device log2 slots: slot s holds sizes in [2^s, 2^(s+1)); the
+ * percentile is read at the slot's lower edge */
+uint64_t log2_percentile(const uint64_t *slots, double p);
 uint64_t hist_bucket_width(unsigned int idx);
 void dist_of(const struct bhp_hist *h, struct dist *d, enum hist_est est);
 

@@ -439,24 +439,6 @@ static const struct tui_dev *win_row(const struct tui *t,
 	return NULL;
 }
 
-/* lower edge of the log2 slot holding the p-th percentile */
-static uint64_t slot_percentile(const uint64_t *slots, double pct)
-{
-	uint64_t n = 0, seen = 0, rank;
-
-	for (int i = 0; i < DEV_SIZE_SLOTS; i++)
-		n += slots[i];
-	if (!n)
-		return 0;
-	rank = (uint64_t)(pct / 100.0 * (double)n + 0.999999);
-	for (int i = 0; i < DEV_SIZE_SLOTS; i++) {
-		seen += slots[i];
-		if (seen >= rank)
-			return 1ULL << i;
-	}
-	return 0;
-}
-
 #define DEV_FMT "%-12s %-6s %10s %10s %11s %10s"
 
 static void dev_line(const struct tui *t, const struct tui_layout *l, int y,
@@ -475,7 +457,7 @@ static void dev_line(const struct tui *t, const struct tui_layout *l, int y,
 		fmt_bytes(mean, sizeof(mean),
 			  (double)w->bytes / (double)w->bios);
 		fmt_bytes(p99, sizeof(p99),
-			  (double)slot_percentile(w->size_log2, 99));
+			  (double)log2_percentile(w->size_log2, 99));
 	} else {
 		snprintf(mean, sizeof(mean), "-");
 		snprintf(p99, sizeof(p99), "-");
