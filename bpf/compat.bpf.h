@@ -83,16 +83,21 @@ static __always_inline struct inode *bio_owner(struct bio *bio)
 	return host;
 }
 
+/*
+ * The file behind fd in the current task. The walk to the fd table uses
+ * plain loads off the typed task pointer (a NULL on the way reads as 0):
+ * the syscall stand-ins run once per write, and each probe read they
+ * save is worth more than the rest of the program.
+ */
 static __always_inline struct file *fd_to_file(unsigned long fd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = task->files->fdt;
 	struct file *file = NULL;
 
-	if (!fds || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (fd >= fdt->max_fds)
 		return NULL;
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	bpf_probe_read_kernel(&file, sizeof(file), &fdt->fd[fd]);
 	return file;
 }
 
