@@ -59,6 +59,39 @@ check "raw: writeback pages cover the data" \
 	[ "$(j .paths.bh.writeback.pages)" -ge $((BYTES / 4096)) ]
 agree raw "$RAW"
 
+# the JSON schema README documents is a contract: every key must be there
+# (null where a mode cannot see, never missing)
+schema_keys='
+	.bhprof_version, .kernel.release, .kernel.buffer_head, .kernel.btf,
+	.attach.write_blkdev, .attach.write_iomap, .attach.write_generic,
+	.attach.writeback_bh, .attach.writeback_iomap, .attach.writeback_ctx,
+	.attach.bh_alloc, .attach.bio, .probes[0].name, .probes[0].func,
+	.probes[0].mode, .probes[0].detail, .duration_s, .interval_s,
+	(.paths.bh, .paths.iomap | .write.calls, .write.bytes, .write.errors,
+	 .write.mb_per_s, .write.lat_ns.count, .write.lat_ns.p50,
+	 .write.lat_ns.p90, .write.lat_ns.p99, .write.lat_ns.max,
+	 .write.lat_ns.mean, .direct.calls, .direct.bytes, .direct.lat_ns.p99,
+	 .writeback.calls, .writeback.pages, .writeback.lat_ns, .bio.count,
+	 .bio.bytes, .bio.mb_per_s, .bio.size_bytes.p50, .bio.size_bytes.p99,
+	 .bio.size_bytes.max, .bh_alloc, .bh_per_mib),
+	.bh_alloc_total, .bh_alloc_unattributed, .bio_total.count,
+	.bio_total.bytes, .lost, .overhead.runs, .overhead.run_ns,
+	.overhead.ns_per_run, .overhead.cpu_pct, .devices[0].name,
+	.devices[0].dev, .devices[0].bio_count, .devices[0].bio_bytes,
+	.devices[0].mb_per_s, .devices[0].paths.bh.bio_count,
+	.devices[0].paths.iomap.bio_bytes, .devices[0].paths.none.bio_count,
+	.devices[0].size_bytes.p50, .devices[0].size_bytes.p99,
+	.command.argv, .command.exit_status'
+absent=$(jq -r ". as \$doc | [path($schema_keys)] |
+	map(select(. as \$p | \$doc | getpath(\$p[:-1]) |
+		(type == \"object\" or type == \"array\") and has(\$p[-1]) | not)) |
+	map(map(tostring) | join(\".\")) | join(\" \")" "$WORK/out.json" 2>&1)
+nkeys=$(jq "[path($schema_keys)] | length" "$WORK/out.json" 2>&1)
+check "json: all $nkeys documented keys are present" [ -z "$absent" ]
+[ -z "$absent" ] || echo "     missing: $absent"
+check "json: tracepoint mode gives null, not 0, for unseen writeback calls" \
+	[ "$(j '.attach.writeback_bh != "tracepoint" or .paths.bh.writeback.calls == null')" = true ]
+
 # --- raw block device, O_DIRECT
 stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=64k count=64 oflag=direct status=none
 check "direct: 64 O_DIRECT calls on bh" [ "$(j .paths.bh.direct.calls)" = 64 ]
