@@ -56,13 +56,18 @@ BTF ?= /sys/kernel/btf/vmlinux
 vmlinux:
 	$(BPFTOOL) btf dump file $(BTF) format c > vmlinux/vmlinux.h
 
+PREFIX ?= /usr/local
+install: bhprof
+	install -D -m 0755 bhprof $(DESTDIR)$(PREFIX)/sbin/bhprof
+	install -D -m 0644 man/bhprof.8 $(DESTDIR)$(PREFIX)/share/man/man8/bhprof.8
+
 deps:
 	./tests/install-deps.sh
 
 clean:
 	rm -rf $(OUTPUT) bhprof
 
-.PHONY: all static vmlinux deps clean check unit live vm fuzz bench
+.PHONY: all static vmlinux install deps clean check unit live vm fuzz bench
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
