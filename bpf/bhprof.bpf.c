@@ -226,32 +226,35 @@ static __always_inline void write_enter(struct file *file, __u32 src,
 /* -EIOCBQUEUED: an async direct write that completes later */
 #define BHP_EIOCBQUEUED 529
 
+static __always_inline void account_write(const struct bhp_ctx *c, long ret)
+{
+	struct bhp_path_stats *ps = pstats(c->path);
+	__u64 lat = bpf_ktime_get_ns() - c->ts;
+
+	if (!ps)
+		return;
+	if (ret < 0 && ret != -BHP_EIOCBQUEUED) {
+		ps->write_errors++;
+	} else if (c->flags & CTX_F_DIRECT) {
+		ps->dio_calls++;
+		ps->dio_bytes += ret > 0 ? ret : 0;
+		hist_add(c->path, HIST_DIO_LAT, lat);
+	} else {
+		ps->write_calls++;
+		ps->write_bytes += ret;
+		hist_add(c->path, HIST_WRITE_LAT, lat);
+	}
+}
+
 static __always_inline void write_exit(__u32 src, long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx *c = bpf_map_lookup_elem(&write_ctx, &id);
-	struct bhp_path_stats *ps;
-	__u64 lat;
 
 	if (!c || c->src != src)
 		return;
-	if (c->path < NR_PATHS) {
-		ps = pstats(c->path);
-		lat = bpf_ktime_get_ns() - c->ts;
-		if (!ps) {
-			/* unreachable: the array has NR_PATHS slots */
-		} else if (ret < 0 && ret != -BHP_EIOCBQUEUED) {
-			ps->write_errors++;
-		} else if (c->flags & CTX_F_DIRECT) {
-			ps->dio_calls++;
-			ps->dio_bytes += ret > 0 ? ret : 0;
-			hist_add(c->path, HIST_DIO_LAT, lat);
-		} else {
-			ps->write_calls++;
-			ps->write_bytes += ret;
-			hist_add(c->path, HIST_WRITE_LAT, lat);
-		}
-	}
+	if (c->path < NR_PATHS)
+		account_write(c, ret);
 	bpf_map_delete_elem(&write_ctx, &id);
 }
 
