@@ -160,6 +160,9 @@ static int rec_finish(struct top *tp)
 
 /* ---- plain: one block per interval ---- */
 
+/* a last interval shorter than this is a rounding of the stop, not data */
+#define PLAIN_MIN_LAST_NS 10000000ull
+
 static void plain_row(const char *name, const struct path_summary *p)
 {
 	char lat[32], mean[32], calls[32], bios[32], bh[32];
@@ -210,10 +213,14 @@ static int top_plain(struct top *tp)
 		}
 		if (rec_snap(tp, tp->cur))
 			break;
+		/* a command that ends inside the first interval still gets
+		 * its block: the last, partial interval is shown too */
+		if (more || tp->cur->ts_ns - tp->prev->ts_ns >= PLAIN_MIN_LAST_NS) {
+			summarize(tp->prev, tp->cur, s);
+			plain_block(tp, s);
+		}
 		if (!more)
 			break;
-		summarize(tp->prev, tp->cur, s);
-		plain_block(tp, s);
 		swap_snaps(tp);
 	}
 	/* the last read, partial or not, is what the record ends with */

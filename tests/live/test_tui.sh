@@ -309,6 +309,12 @@ check "pipe: no terminal control sequences" \
 	not grep -q $'\e' "$WORK/plain.txt"
 check "pipe: both paths in each block" \
 	[ "$(grep -c '^bh ' "$WORK/plain.txt")" = "$(grep -c '^iomap ' "$WORK/plain.txt")" ]
+# a command done before the first interval still gets its block
+"$BHPROF" top -i 5 -d "$R" -- dd if=/dev/zero of="$RAW" bs=1M count=8 \
+	conv=fsync status=none >"$WORK/short.txt" 2>&1
+check "pipe: a command shorter than the interval still shows" \
+	awk '$1 == "bh" && $3 > 0 { found = 1 } END { exit !found }' \
+	"$WORK/short.txt"
 start plain 100 30 -i 0.5 --duration 1.6 --plain
 check "--plain on a terminal: text blocks" stopped plain
 check "--plain on a terminal: blocks on the screen" \
