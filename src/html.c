@@ -208,12 +208,12 @@ typedef double (*ts_value)(const struct ts_row *r, unsigned int p);
 
 static double v_write_mbps(const struct ts_row *r, unsigned int p)
 {
-	return ts_mbps(r->p[p].write_bytes + r->p[p].dio_bytes, r->secs);
+	return mib_per_sec(r->p[p].write_bytes + r->p[p].dio_bytes, r->secs);
 }
 
 static double v_bio_mbps(const struct ts_row *r, unsigned int p)
 {
-	return ts_mbps(r->p[p].bio_bytes, r->secs);
+	return mib_per_sec(r->p[p].bio_bytes, r->secs);
 }
 
 static double v_p99_ms(const struct ts_row *r, unsigned int p)

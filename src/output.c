@@ -19,16 +19,22 @@ const char *fmt_bytes(char *buf, size_t len, double bytes)
 	return buf;
 }
 
+/* three significant digits, so three latencies fit side by side */
 const char *fmt_ns(char *buf, size_t len, double ns)
 {
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	unsigned int u = 0;
+
+	while (ns >= 999.5 && u < 3) {
+		ns /= 1000;
+		u++;
+	}
+	if (u == 0 || ns >= 99.95)
+		snprintf(buf, len, "%.0f %s", ns, units[u]);
+	else if (ns >= 9.995)
+		snprintf(buf, len, "%.1f %s", ns, units[u]);
 	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
+		snprintf(buf, len, "%.2f %s", ns, units[u]);
 	return buf;
 }
 

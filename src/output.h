@@ -19,7 +19,7 @@ void summary_text(FILE *f, const struct run_info *info,
 		  const struct summary *s);
 /* "12.3 MiB", "4.0 KiB" */
 const char *fmt_bytes(char *buf, size_t len, double bytes);
-/* "1.25 ms", "830 ns" */
+/* three significant digits: "1.25 ms", "830 ns", 999.7 us is "1.00 ms" */
 const char *fmt_ns(char *buf, size_t len, double ns);
 /* "7:0" */
 const char *fmt_dev(char *buf, size_t len, uint32_t dev);

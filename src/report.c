@@ -13,21 +13,12 @@
 #include "output.h"
 #include "report.h"
 
-#define MIB (1024.0 * 1024.0)
 #define HTML_ROWS 600	/* enough points for a chart, few enough to draw */
-
-double ts_mbps(uint64_t bytes, double secs)
-{
-	return secs > 0 ? (double)bytes / secs / MIB : 0;
-}
 
 double ts_bh_per_mib(const struct ts_path *p)
 {
-	double written = (double)(p->write_bytes + p->dio_bytes);
-
-	if (written <= 0)
-		written = (double)p->bio_bytes;
-	return written > 0 ? (double)p->bh_alloc / (written / MIB) : 0;
+	return bh_per_mib(p->bh_alloc, p->write_bytes + p->dio_bytes,
+			  p->bio_bytes);
 }
 
 const char *fmt_utc(char *buf, size_t len, uint64_t realtime_ns)
@@ -354,8 +345,8 @@ static void series_text(FILE *f, const struct loaded_run *run)
 				fprintf(f, "%10s", "");
 			fprintf(f, " %-6s %12.2f %10.2f %10s %10llu %10llu\n",
 				path_name(p),
-				ts_mbps(tp->write_bytes + tp->dio_bytes, r->secs),
-				ts_mbps(tp->bio_bytes, r->secs),
+				mib_per_sec(tp->write_bytes + tp->dio_bytes, r->secs),
+				mib_per_sec(tp->bio_bytes, r->secs),
 				tp->write_calls ? fmt_ns(lat, sizeof(lat),
 							 tp->lat_p99) : "-",
 				(unsigned long long)tp->bio_count,
@@ -391,10 +382,10 @@ static void report_csv(FILE *f, const struct loaded_run *run)
 				(unsigned long long)tp->write_calls,
 				(unsigned long long)tp->write_bytes,
 				(unsigned long long)tp->dio_bytes,
-				ts_mbps(tp->write_bytes + tp->dio_bytes, r->secs),
+				mib_per_sec(tp->write_bytes + tp->dio_bytes, r->secs),
 				(unsigned long long)tp->bio_count,
 				(unsigned long long)tp->bio_bytes,
-				ts_mbps(tp->bio_bytes, r->secs),
+				mib_per_sec(tp->bio_bytes, r->secs),
 				(unsigned long long)tp->lat_p50,
 				(unsigned long long)tp->lat_p99,
 				(unsigned long long)tp->wb_pages,
@@ -472,7 +463,7 @@ static void ts_path_json(struct json *j, const char *key,
 	json_u64(j, "write_bytes", tp->write_bytes);
 	json_u64(j, "direct_bytes", tp->dio_bytes);
 	json_double(j, "write_mb_per_s",
-		    ts_mbps(tp->write_bytes + tp->dio_bytes, secs));
+		    mib_per_sec(tp->write_bytes + tp->dio_bytes, secs));
 	if (tp->write_calls) {
 		json_u64(j, "write_lat_p50_ns", tp->lat_p50);
 		json_u64(j, "write_lat_p99_ns", tp->lat_p99);
@@ -483,7 +474,7 @@ static void ts_path_json(struct json *j, const char *key,
 	json_u64(j, "wb_pages", tp->wb_pages);
 	json_u64(j, "bio_count", tp->bio_count);
 	json_u64(j, "bio_bytes", tp->bio_bytes);
-	json_double(j, "bio_mb_per_s", ts_mbps(tp->bio_bytes, secs));
+	json_double(j, "bio_mb_per_s", mib_per_sec(tp->bio_bytes, secs));
 	json_u64(j, "bh_alloc", tp->bh_alloc);
 	json_double(j, "bh_per_mib", ts_bh_per_mib(tp));
 	json_obj_close(j);

@@ -44,7 +44,6 @@ struct loaded_run {
 int run_load(struct loaded_run *run, const char *path, long every);
 void run_free(struct loaded_run *run);
 
-double ts_mbps(uint64_t bytes, double secs);
 /* bh allocations per MiB written (or sent as bios if nothing was) */
 double ts_bh_per_mib(const struct ts_path *p);
 /* "2026-12-03 07:00:00 UTC" */

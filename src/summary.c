@@ -12,11 +12,24 @@ static double per_sec(uint64_t v, double secs)
 	return secs > 0 ? (double)v / secs : 0;
 }
 
+double mib_per_sec(uint64_t bytes, double secs)
+{
+	return per_sec(bytes, secs) / MIB;
+}
+
+/* per MiB that reached the device when nothing was written by call
+ * (writeback-only windows), else per MiB written by calls */
+double bh_per_mib(uint64_t bh_alloc, uint64_t written, uint64_t bio_bytes)
+{
+	double mib = (double)(written ? written : bio_bytes) / MIB;
+
+	return mib > 0 ? (double)bh_alloc / mib : 0;
+}
+
 static void path_summarize(const struct snapshot *d, unsigned int p,
 			   double secs, struct path_summary *ps)
 {
 	const struct bhp_path_stats *c = &d->paths[p];
-	double written = (double)(c->write_bytes + c->dio_bytes);
 
 	ps->c = *c;
 	for (unsigned int k = 0; k < NR_HIST_KINDS; k++)
@@ -25,17 +38,14 @@ static void path_summarize(const struct snapshot *d, unsigned int p,
 	dist_of(&d->hists[HIST_ID(p, HIST_DIO_LAT)], &ps->dio_lat, EST_MID);
 	dist_of(&d->hists[HIST_ID(p, HIST_WB_LAT)], &ps->wb_lat, EST_MID);
 	dist_of(&d->hists[HIST_ID(p, HIST_BIO_SIZE)], &ps->bio_size, EST_LOW);
-	ps->write_mbps = per_sec(c->write_bytes + c->dio_bytes, secs) / MIB;
-	ps->bio_mbps = per_sec(c->bio_bytes, secs) / MIB;
+	ps->write_mbps = mib_per_sec(c->write_bytes + c->dio_bytes, secs);
+	ps->bio_mbps = mib_per_sec(c->bio_bytes, secs);
 	ps->write_calls_ps = per_sec(c->write_calls + c->dio_calls, secs);
 	ps->bios_ps = per_sec(c->bio_count, secs);
 	ps->pages_ps = per_sec(c->wb_pages, secs);
 	ps->bh_alloc_ps = per_sec(c->bh_alloc, secs);
-	/* per MiB that reached the device when nothing was written by call
-	 * (writeback-only windows), else per MiB written by calls */
-	if (written <= 0)
-		written = (double)c->bio_bytes;
-	ps->bh_per_mib = written > 0 ? (double)c->bh_alloc / (written / MIB) : 0;
+	ps->bh_per_mib = bh_per_mib(c->bh_alloc, c->write_bytes + c->dio_bytes,
+				    c->bio_bytes);
 	ps->mean_bio = c->bio_count ? (double)c->bio_bytes / c->bio_count : 0;
 }
 
@@ -102,7 +112,7 @@ static void devs_summarize(const struct snapshot *d, double secs,
 					PATH_IOMAP : PATH_BH;
 		if (!ds->path_bytes[PATH_BH] && !ds->path_bytes[PATH_IOMAP])
 			ds->main_path = PATH_NONE;
-		ds->mbps = per_sec(ds->bytes, secs) / MIB;
+		ds->mbps = mib_per_sec(ds->bytes, secs);
 		ds->bios_ps = per_sec(ds->bios, secs);
 		ds->mean_bio = ds->bios ? (double)ds->bytes / ds->bios : 0;
 		ds->size_p50 = log2_percentile(slots[i], 50);

@@ -64,6 +64,10 @@ uint64_t hist_max(const struct bhp_hist *h, enum hist_est est);
 double hist_mean(const struct bhp_hist *h, enum hist_est est);
 uint64_t hist_bucket_low(unsigned int idx);
 uint64_t nearest_rank(uint64_t n, double p);
+double mib_per_sec(uint64_t bytes, double secs);
+/* buffer_heads per MiB written by calls, or per MiB of bios when no call
+ * wrote (a writeback-only window) */
+double bh_per_mib(uint64_t bh_alloc, uint64_t written, uint64_t bio_bytes);
 /* per-device log2 slots: slot s holds sizes in [2^s, 2^(s+1)); the
  * percentile is read at the slot's lower edge */
 uint64_t log2_percentile(const uint64_t *slots, double p);

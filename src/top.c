@@ -168,7 +168,7 @@ static void plain_row(const char *name, const struct path_summary *p)
 	char lat[32], mean[32], calls[32], bios[32], bh[32];
 
 	if (p->write_lat.count)
-		tui_fmt_ns(lat, sizeof(lat), (double)p->write_lat.p99);
+		fmt_ns(lat, sizeof(lat), (double)p->write_lat.p99);
 	else
 		snprintf(lat, sizeof(lat), "-");
 	if (p->mean_bio > 0)

@@ -138,6 +138,5 @@ void tui_spark(const struct tui *t, int y, int x, int w, const double *v,
 /* "12,345" for rates and counts; one decimal below 10 */
 const char *tui_fmt_num(char *buf, size_t len, double v);
 /* "2.52 ms", "74.8 us", "110 ms": at most 7 columns below 1000 s */
-const char *tui_fmt_ns(char *buf, size_t len, double ns);
 
 #endif /* BHPROF_TUI_H */

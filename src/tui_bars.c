@@ -220,22 +220,3 @@ const char *tui_fmt_num(char *buf, size_t len, double v)
 	buf[o] = 0;
 	return buf;
 }
-
-/* three significant digits, so three latencies fit side by side */
-const char *tui_fmt_ns(char *buf, size_t len, double ns)
-{
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	unsigned int u = 0;
-
-	while (ns >= 999.5 && u < 3) {
-		ns /= 1000;
-		u++;
-	}
-	if (u == 0 || ns >= 99.95)
-		snprintf(buf, len, "%.0f %s", ns, units[u]);
-	else if (ns >= 9.995)
-		snprintf(buf, len, "%.1f %s", ns, units[u]);
-	else
-		snprintf(buf, len, "%.2f %s", ns, units[u]);
-	return buf;
-}

@@ -368,7 +368,7 @@ static void ns_text(char *buf, size_t len, const struct dist *d, uint64_t v,
 	else if (!d->count)
 		snprintf(buf, len, "-");
 	else
-		tui_fmt_ns(buf, len, (double)v);
+		fmt_ns(buf, len, (double)v);
 }
 
 #define DIST_AT(d, off) (*(const uint64_t *)((const char *)(d) + (off)))
