@@ -265,16 +265,13 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 }
 
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,
-		     struct run_info *info)
+		     struct run_info *info, const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	struct ksyms *ks = ksyms_load();
 	int err = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->request = request;
-	if (libbpf_get_error(btf))
-		btf = NULL;
 	resolve(p, btf, ks);
 	plan_flags(p, btf, ks);
 	tracepoints_probe(p, btf);
@@ -285,7 +282,6 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
 			 "%s", p->func[id]);
 	}
-	btf__free(btf);
 	ksyms_free(ks);
 	return err;
 }

@@ -54,8 +54,9 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 
 /* Resolves functions and picks a flavour per group. Prints one error
  * line and returns a negative errno if the requested mode cannot work. */
+struct btf;
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,
-		     struct run_info *info);
+		     struct run_info *info, const struct btf *btf);
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *skel);
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 		       struct run_info *info);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
 #include "collector.h"
@@ -106,21 +107,32 @@ static int check_privileges(void)
 	return 0;
 }
 
+/* The kernel's BTF, parsed once for the facts and the attach plan. */
+static struct btf *kernel_btf(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	return libbpf_get_error(btf) ? NULL : btf;
+}
+
 int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out)
 {
+	struct btf *btf = NULL;
 	struct collector *c;
 	int err;
 
 	verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
-	kernel_facts(info);
+	btf = kernel_btf();
+	kernel_facts(info, btf);
 	err = check_privileges();
 	if (err)
-		return err;
+		goto out;
+	err = -ENOMEM;
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return -ENOMEM;
+		goto out;
 	c->stats_fd = -1;
 	c->nr_cpus = libbpf_num_possible_cpus();
 	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist));
@@ -130,7 +142,7 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = attach_plan_make(&c->plan, o->mode, info);
+	err = attach_plan_make(&c->plan, o->mode, info, btf);
 	if (err)
 		goto fail;
 	set_rodata(c, o);
@@ -153,9 +165,11 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	/* as bpftop does: the kernel counts only while someone asks */
 	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	*out = c;
-	return 0;
+	goto out;
 fail:
 	collector_close(c);
+out:
+	btf__free(btf);
 	return err;
 }
 

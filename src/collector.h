@@ -29,7 +29,9 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 int collector_read(struct collector *c, struct snapshot *s);
 void collector_close(struct collector *c);
 
-/* Kernel facts alone (release, BTF, CONFIG_BUFFER_HEAD), no BPF. */
-void kernel_facts(struct run_info *info);
+struct btf;
+/* Kernel facts alone (release, BTF, CONFIG_BUFFER_HEAD), no BPF; btf is
+ * the kernel's, or NULL where it has none. */
+void kernel_facts(struct run_info *info, const struct btf *btf);
 
 #endif /* BHPROF_COLLECTOR_H */

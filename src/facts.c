@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include "collector.h"
 #include "kernel.h"
 
@@ -28,14 +28,11 @@ static int buffer_head_state(const struct btf *btf)
 	return btf_has_func(btf, "alloc_buffer_head");
 }
 
-void kernel_facts(struct run_info *info)
+void kernel_facts(struct run_info *info, const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	struct timespec ts;
 	struct utsname u;
 
-	if (libbpf_get_error(btf))
-		btf = NULL;
 	snprintf(info->version, sizeof(info->version), "%s", BHPROF_VERSION);
 	uname(&u);
 	snprintf(info->release, sizeof(info->release), "%s", u.release);
@@ -45,5 +42,4 @@ void kernel_facts(struct run_info *info)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	info->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
 				  ts.tv_nsec;
-	btf__free(btf);
 }
