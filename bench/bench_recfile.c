@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "bhprof_hist.h"
 #include "commands.h"
+#include "outfile.h"
 #include "recfile.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -128,7 +129,7 @@ static int write_recording(const char *path, unsigned int secs,
 	s.devs[2].dev = KDEV_MKDEV(8u, 0u);
 	s.devs[2].path = PATH_NONE;
 	fill_info(&in);
-	if (recwriter_open(path, &w))
+	if (recwriter_open(path, OUTFILE_FORCE, &w))
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	recwriter_begin(w, &in);

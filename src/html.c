@@ -509,14 +509,8 @@ static const char css[] =
 	"svg text{font:11px sans-serif;fill:#444}svg .label{font-size:12px}"
 	"svg .legend{font-size:12px}svg .empty{font-size:16px;fill:#999}";
 
-int html_write(const struct loaded_run *run, const char *out)
+void html_page(FILE *f, const struct loaded_run *run)
 {
-	FILE *f = fopen(out, "w");
-
-	if (!f) {
-		fprintf(stderr, "bhprof: %s: %s\n", out, strerror(errno));
-		return -1;
-	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'\">\n<title>bhprof report: ", f);
@@ -530,9 +524,4 @@ int html_write(const struct loaded_run *run, const char *out)
 	summary_table(f, run);
 	charts(f, run);
 	fputs("</body></html>\n", f);
-	if (ferror(f) | (fclose(f) == EOF)) {
-		fprintf(stderr, "bhprof: %s: write failed\n", out);
-		return -1;
-	}
-	return 0;
 }

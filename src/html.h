@@ -5,7 +5,7 @@
 
 #include "report.h"
 
-/* Writes the page to out; 0, or -1 after one error line on stderr. */
-int html_write(const struct loaded_run *run, const char *out);
+/* Writes the page to f; the caller checks f for errors. */
+void html_page(FILE *f, const struct loaded_run *run);
 
 #endif /* BHPROF_HTML_H */

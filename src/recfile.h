@@ -69,8 +69,11 @@ const char *rec_stop_name(enum rec_stop r);
 
 struct recwriter;
 
-/* Creates (truncates) path. Returns 0 or a negative errno. */
-int recwriter_open(const char *path, struct recwriter **out);
+/* Creates path through outfile_create (flags: OUTFILE_*): never through
+ * a symbolic link, never over a file without OUTFILE_FORCE. Returns 0 or
+ * a negative errno, after one error line on stderr. */
+int recwriter_open(const char *path, unsigned int flags,
+		   struct recwriter **out);
 /* Takes over fd, which must be empty and open for writing. */
 int recwriter_open_fd(int fd, struct recwriter **out);
 /* 1 writes every snapshot as a keyframe; tests use small values. */

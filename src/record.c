@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "devices.h"
+#include "outfile.h"
 #include "output.h"
 #include "recfile.h"
 #include "report.h"
@@ -22,15 +23,20 @@
 static void record_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: bhprof record -o FILE [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
-"                     [--attach MODE] [-v] [-- CMD ARGS...]\n"
+"Usage: bhprof record -o FILE [--force] [-i SEC] [--duration SEC] [-d DEV]...\n"
+"                     [-p PID] [--attach MODE] [-v]\n"
+"                     [-- CMD ARGS...]\n"
 "\n"
 "Record a snapshot of every per-path histogram and counter each interval\n"
 "until the duration ends, CMD exits, or SIGINT/SIGTERM. Each interval is\n"
 "appended to FILE as it is taken: a crash loses at most the last one.\n"
 "Read the file with 'bhprof report' and 'bhprof diff'.\n"
 "\n"
-"  -o, --output FILE    the recording (created or truncated); required\n"
+"  -o, --output FILE    the recording, a new file; required. Never written\n"
+"                       through a symbolic link; an existing file is\n"
+"                       refused unless --force\n"
+"      --force          replace an existing FILE (by rename: a reader of\n"
+"                       the old one keeps it)\n"
 "  -i, --interval SEC   snapshot interval (default 1)\n"
 "      --duration SEC   stop after SEC seconds\n"
 "  -d, --device DEV     only this block device (name, /dev/NAME or\n"
@@ -158,11 +164,12 @@ int cmd_record(int argc, char **argv)
 	cur = calloc(1, sizeof(*cur));
 	if (!cur)
 		return write_err(o.output, -ENOMEM);
-	/* before attaching anything: a bad path is the cheapest error */
-	err = recwriter_open(o.output, &w);
+	/* before attaching anything: a bad path is the cheapest error;
+	 * and before giving up root, which may not write here */
+	err = recwriter_open(o.output, o.force ? OUTFILE_FORCE : 0, &w);
 	if (err) {
 		free(cur);
-		return write_err(o.output, err);
+		return 1;
 	}
 	if (run_start(&o, &st, argc, argv)) {
 		recwriter_close(w);

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "outfile.h"
 #include "recfile_fmt.h"
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -101,7 +101,6 @@ enum zmode { Z_DYN, Z_FIX, Z_STORE, NR_ZMODES };
 struct recwriter {
 	int fd;
 	int err;		/* first error, negative errno */
-	char *dir;		/* to fsync the new directory entry */
 	uint64_t bytes, frames, snaps;
 	unsigned int key_every;
 	uint64_t last_sync_ns;
@@ -136,25 +135,18 @@ int recwriter_open_fd(int fd, struct recwriter **out)
 	return 0;
 }
 
-int recwriter_open(const char *path, struct recwriter **out)
+int recwriter_open(const char *path, unsigned int flags,
+		   struct recwriter **out)
 {
-	char *copy;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = outfile_create(path, flags);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = recwriter_open_fd(fd, out);
-	if (err) {
+	if (err)
 		close(fd);
-		return err;
-	}
-	copy = strdup(path);
-	if (copy) {
-		(*out)->dir = strdup(dirname(copy));
-		free(copy);
-	}
-	return 0;
+	return err;
 }
 
 void recwriter_command(struct recwriter *w, char *const *argv)
@@ -338,21 +330,6 @@ static void enc_meta(struct recwriter *w, const struct run_info *in)
 	enc_dev_names(w, b, M_DEV_NAME);
 }
 
-/* Makes the file's directory entry durable, so a power loss right after
- * the start does not lose the file itself. */
-static void sync_dir(const char *dir)
-{
-	int fd;
-
-	if (!dir)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	fsync(fd);
-	close(fd);
-}
-
 int recwriter_begin(struct recwriter *w, const struct run_info *info)
 {
 	uint8_t hdr[REC_HEADER_LEN];
@@ -373,7 +350,6 @@ int recwriter_begin(struct recwriter *w, const struct run_info *info)
 		return err;
 	if (fdatasync(w->fd) < 0 && errno != EINVAL && errno != EROFS)
 		return note_err(w, -errno);
-	sync_dir(w->dir);
 	w->last_sync_ns = mono_ns();
 	return 0;
 }
@@ -599,7 +575,6 @@ int recwriter_close(struct recwriter *w)
 	free(w->sub.p);
 	free(w->out.p);
 	free(w->args.p);
-	free(w->dir);
 	for (int m = 0; m < NR_ZMODES; m++)
 		if (w->zs_init[m])
 			deflateEnd(&w->zs[m]);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "commands.h"
 #include "html.h"
+#include "outfile.h"
 #include "output.h"
 #include "report.h"
 
@@ -518,7 +519,8 @@ static void report_json(FILE *f, const struct loaded_run *run)
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: bhprof report [--json | --csv | --html OUT.html] FILE\n"
+"Usage: bhprof report [--json | --csv | --html OUT.html] [-o OUT] [--force]\n"
+"                     FILE\n"
 "\n"
 "Read a recording made by 'bhprof record': the per-path summary of\n"
 "'bhprof stat' over the whole run, then the time series (one row per\n"
@@ -530,19 +532,69 @@ static void report_usage(FILE *f)
 "                       \"command\" and \"intervals\"\n"
 "      --csv            the time series, one row per interval and path\n"
 "      --html OUT.html  one self-contained page with charts\n"
+"  -o, --output OUT     write the report to OUT, not standard output\n"
+"      --force          replace an existing OUT (or OUT.html)\n"
 "\n"
-"Exit status: 0, 1 if FILE cannot be read, 2 on bad usage.\n");
+"OUT is written whole to a temporary file beside it, then renamed into\n"
+"place; never through a symbolic link, never over an existing file\n"
+"without --force.\n"
+"\n"
+"Exit status: 0, 1 if FILE cannot be read or OUT written, 2 on bad usage.\n");
 }
 
 enum report_fmt { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
-static int parse_report_args(int argc, char **argv, enum report_fmt *fmt,
-			     const char **html, const char **file)
+struct report_args {
+	enum report_fmt fmt;
+	const char *out;	/* NULL: standard output */
+	const char *file;
+	unsigned int oflags;
+};
+
+static int set_out(struct report_args *a, const char *path)
+{
+	if (a->out) {
+		fprintf(stderr, "bhprof report: one output file only (--html OUT.html and -o OUT are the same)\n");
+		return -1;
+	}
+	a->out = path;
+	return 0;
+}
+
+static int parse_one_arg(int c, struct report_args *a, int *nfmt)
+{
+	switch (c) {
+	case 'j':
+		a->fmt = FMT_JSON;
+		break;
+	case 'c':
+		a->fmt = FMT_CSV;
+		break;
+	case 'H':
+		a->fmt = FMT_HTML;
+		return set_out(a, optarg);
+	case 'o':
+		return set_out(a, optarg);
+	case 'f':
+		a->oflags |= OUTFILE_FORCE;
+		return 0;
+	default:
+		fprintf(stderr, "bhprof report: unknown or incomplete option '%s' (see --help)\n",
+			optarg && c == ':' ? optarg : "?");
+		return -1;
+	}
+	(*nfmt)++;
+	return 0;
+}
+
+static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -550,74 +602,76 @@ static int parse_report_args(int argc, char **argv, enum report_fmt *fmt,
 
 	optind = 1;
 	opterr = 0;
-	*fmt = FMT_TEXT;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+	memset(a, 0, sizeof(*a));
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (c == 'h') {
 			report_usage(stdout);
 			return 1;
-		case 'j':
-			*fmt = FMT_JSON;
-			nfmt++;
-			break;
-		case 'c':
-			*fmt = FMT_CSV;
-			nfmt++;
-			break;
-		case 'H':
-			*fmt = FMT_HTML;
-			*html = optarg;
-			nfmt++;
-			break;
-		default:
+		}
+		if (c == '?' || c == ':') {
 			fprintf(stderr, "bhprof report: unknown or incomplete option '%s' (see --help)\n",
 				argv[optind - 1]);
 			return -1;
 		}
-	}
-	if (nfmt > 1) {
-		fprintf(stderr, "bhprof report: --json, --csv and --html exclude each other\n");
-		return -1;
+		if (parse_one_arg(c, a, &nfmt))
+			return -1;
+		if (nfmt > 1) {
+			fprintf(stderr, "bhprof report: --json, --csv and --html exclude each other\n");
+			return -1;
+		}
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "bhprof report: expected one FILE, got %d (see --help)\n",
 			argc - optind);
 		return -1;
 	}
-	*file = argv[optind];
+	a->file = argv[optind];
 	return 0;
+}
+
+static void write_report(FILE *f, enum report_fmt fmt,
+			 const struct loaded_run *run)
+{
+	switch (fmt) {
+	case FMT_TEXT:
+		report_text(f, run);
+		break;
+	case FMT_JSON:
+		report_json(f, run);
+		break;
+	case FMT_CSV:
+		report_csv(f, run);
+		break;
+	case FMT_HTML:
+		html_page(f, run);
+		break;
+	}
 }
 
 int cmd_report(int argc, char **argv)
 {
+	struct outfile *of = NULL;
 	struct loaded_run run;
-	const char *html = NULL, *file = NULL;
-	enum report_fmt fmt;
+	struct report_args a;
 	int err;
 
-	err = parse_report_args(argc, argv, &fmt, &html, &file);
+	err = parse_report_args(argc, argv, &a);
 	if (err)
 		return err > 0 ? 0 : 2;
-	if (run_load(&run, file, fmt == FMT_HTML ? -HTML_ROWS : 1))
+	/* before reading FILE: a path that cannot be written fails first */
+	if (a.out && outfile_open(a.out, a.oflags, &of))
 		return 1;
-	switch (fmt) {
-	case FMT_TEXT:
-		report_text(stdout, &run);
-		break;
-	case FMT_JSON:
-		report_json(stdout, &run);
-		break;
-	case FMT_CSV:
-		report_csv(stdout, &run);
-		break;
-	case FMT_HTML:
-		err = html_write(&run, html);
-		break;
+	if (run_load(&run, a.file, a.fmt == FMT_HTML ? -HTML_ROWS : 1)) {
+		outfile_abort(of);
+		return 1;
 	}
+	write_report(of ? outfile_fp(of) : stdout, a.fmt, &run);
 	run_free(&run);
+	if (of)
+		return outfile_commit(of) ? 1 : 0;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "bhprof: writing the report failed\n");
 		return 1;
 	}
-	return err ? 1 : 0;
+	return 0;
 }

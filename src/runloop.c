@@ -77,7 +77,7 @@ static int add_device(struct collector_opts *c, const char *s)
 	return 0;
 }
 
-enum { OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN };
+enum { OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_FORCE };
 
 static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -88,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "plain", no_argument, NULL, OPT_PLAIN },
 	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -99,6 +100,7 @@ static bool allowed_opt(int c, unsigned int allowed)
 	case OPT_JSON:
 		return allowed & RUN_OPT_JSON;
 	case 'o':
+	case OPT_FORCE:
 		return allowed & RUN_OPT_OUTPUT;
 	case OPT_PLAIN:
 		return allowed & RUN_OPT_PLAIN;
@@ -134,6 +136,9 @@ static int parse_one(int c, struct run_opts *o)
 		return 0;
 	case 'o':
 		o->output = optarg;
+		return 0;
+	case OPT_FORCE:
+		o->force = true;
 		return 0;
 	case 'v':
 		o->col.verbose = true;

@@ -18,6 +18,7 @@ struct run_opts {
 	bool json;		/* --json */
 	bool plain;		/* --plain (top) */
 	const char *output;	/* -o FILE */
+	bool force;		/* --force: -o may replace a file */
 	struct collector_opts col;
 	char **cmd;		/* after --, NULL if none */
 };

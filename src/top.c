@@ -12,6 +12,7 @@
 #include <curses.h>
 #include "commands.h"
 #include "devices.h"
+#include "outfile.h"
 #include "output.h"
 #include "recfile.h"
 #include "runloop.h"
@@ -32,8 +33,8 @@ static void top_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof [top] [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
-"                    [--attach MODE] [--plain] [-o FILE] [-v]\n"
-"                    [-- CMD ARGS...]\n"
+"                    [--attach MODE] [--plain] [-o FILE [--force]]\n"
+"                    [-v] [-- CMD ARGS...]\n"
 "\n"
 "The live view: the bh and iomap write paths side by side, updated every\n"
 "interval. On a terminal, a full screen; keys: q quit, p pause, r reset,\n"
@@ -48,7 +49,9 @@ static void top_usage(FILE *f)
 "      --attach MODE    auto (default), fentry, kprobe or tracepoint\n"
 "      --plain          text blocks even on a terminal\n"
 "  -o, --output FILE    also record every snapshot to FILE, as 'bhprof\n"
-"                       record' does, for 'bhprof report'\n"
+"                       record' does, for 'bhprof report' (a new file:\n"
+"                       see 'bhprof record --help')\n"
+"      --force          replace an existing FILE\n"
 "  -v, --verbose        libbpf's own messages\n"
 "\n"
 "Exit status: that of CMD when it fails, 1 on errors, else 0.\n"
@@ -79,12 +82,10 @@ static int rec_fail(struct top *tp, int err)
 /* before run_start: a bad path is the cheapest error to report */
 static int rec_open(struct top *tp)
 {
-	int err;
-
 	if (!tp->o.output)
 		return 0;
-	err = recwriter_open(tp->o.output, &tp->rec);
-	return err ? rec_fail(tp, err) : 0;
+	return recwriter_open(tp->o.output, tp->o.force ? OUTFILE_FORCE : 0,
+			      &tp->rec);
 }
 
 static void rec_name_devs(struct top *tp, const uint32_t *devs, uint32_t n)
