@@ -266,6 +266,28 @@ int collector_read(struct collector *c, struct snapshot *s)
 	return err;
 }
 
+int collector_check(struct collector *c)
+{
+	struct bpf_prog_info info = {};
+	struct bhp_global_stats g;
+	struct bpf_program *prog;
+	__u32 len = sizeof(info);
+	int err;
+
+	err = read_percpu(c, bpf_map__fd(c->skel->maps.global_stats), 0, &g,
+			  sizeof(g));
+	if (err)
+		return err;
+	bpf_object__for_each_program(prog, c->skel->obj) {
+		if (bpf_program__fd(prog) < 0)
+			continue;	/* not loaded: another flavour won */
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			return -errno;
+		break;
+	}
+	return 0;
+}
+
 void collector_close(struct collector *c)
 {
 	if (!c)

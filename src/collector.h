@@ -27,6 +27,9 @@ struct collector;
 int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out);
 int collector_read(struct collector *c, struct snapshot *s);
+/* One map lookup and one program info query, as collector_read does
+ * them: 0 if this process may still do both (see priv_drop). */
+int collector_check(struct collector *c);
 void collector_close(struct collector *c);
 
 struct btf;

@@ -24,7 +24,7 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof record -o FILE [--force] [-i SEC] [--duration SEC] [-d DEV]...\n"
-"                     [-p PID] [--attach MODE] [-v]\n"
+"                     [-p PID] [--attach MODE] [--cmd-as-root] [-v]\n"
 "                     [-- CMD ARGS...]\n"
 "\n"
 "Record a snapshot of every per-path histogram and counter each interval\n"
@@ -43,8 +43,11 @@ static void record_usage(FILE *f)
 "                       MAJ:MIN); may repeat\n"
 "  -p, --pid PID        only write calls and writeback of this process\n"
 "      --attach MODE    auto (default), fentry, kprobe or tracepoint\n"
-"  -v, --verbose        libbpf's own messages\n"
+"      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
+"                       sudo user)\n"
+"  -v, --verbose        libbpf's own messages, and how root was given up\n"
 "\n"
+"Once attached, bhprof gives up root: see 'Security' in README.md.\n"
 "Exit status: that of CMD when it fails, 1 on errors, else 0.\n"
 "Example: bhprof record -o run.bhp -d loop0 -- dd if=/dev/zero "
 "of=/dev/loop0 bs=1M count=64\n");

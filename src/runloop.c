@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "devices.h"
+#include "priv.h"
 #include "runloop.h"
 
 volatile sig_atomic_t run_stop;
@@ -77,7 +78,10 @@ static int add_device(struct collector_opts *c, const char *s)
 	return 0;
 }
 
-enum { OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_FORCE };
+enum {
+	OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_FORCE,
+	OPT_CMD_AS_ROOT,
+};
 
 static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -89,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "plain", no_argument, NULL, OPT_PLAIN },
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "cmd-as-root", no_argument, NULL, OPT_CMD_AS_ROOT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -139,6 +144,9 @@ static int parse_one(int c, struct run_opts *o)
 		return 0;
 	case OPT_FORCE:
 		o->force = true;
+		return 0;
+	case OPT_CMD_AS_ROOT:
+		o->cmd_as_root = true;
 		return 0;
 	case 'v':
 		o->col.verbose = true;
@@ -201,38 +209,26 @@ static void install_signals(void)
 	sigaction(SIGCHLD, &sa, NULL);
 }
 
-/* exec failures come back through a close-on-exec pipe, so a typo in
- * the command is one error line, not a silent run of nothing */
-static int spawn(struct run_state *st, char **cmd)
+/*
+ * Under sudo the command runs as the sudo user, as bhprof itself will;
+ * one that keeps root is out of reach of bhprof without root and runs
+ * under a keeper that stays root for it (keeper.h).
+ */
+static int spawn(struct run_opts *o, struct run_state *st)
 {
-	int pfd[2], err = 0;
-	ssize_t n;
+	struct priv_cmd pc;
+	int err;
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	st->child = fork();
-	if (st->child < 0)
-		return -errno;
-	if (st->child == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(cmd[0], cmd);
-		err = errno;
-		n = write(pfd[1], &err, sizeof(err));
-		(void)n;
-		_exit(127);
-	}
-	close(pfd[1]);
-	n = read(pfd[0], &err, sizeof(err));
-	close(pfd[0]);
-	if (n == sizeof(err)) {
-		waitpid(st->child, NULL, 0);
-		st->child = 0;
-		fprintf(stderr, "bhprof: cannot run '%s': %s\n", cmd[0],
-			strerror(err));
-		return -err;
-	}
-	return 0;
+	priv_cmd_prepare(&pc, o->cmd_as_root);
+	err = cmd_spawn(&st->proc, o->cmd, &pc,
+			!pc.as_user && geteuid() == 0);
+	st->child = st->proc.pid;
+	return err;
+}
+
+static int collector_works(void *col)
+{
+	return collector_check(col);
 }
 
 static void join_argv(char *buf, size_t len, int argc, char **argv)
@@ -251,6 +247,7 @@ int run_start(struct run_opts *o, struct run_state *st, int argc,
 	int err;
 
 	memset(st, 0, sizeof(*st));
+	st->proc.ctl = -1;
 	st->first = calloc(1, sizeof(*st->first));
 	if (!st->first)
 		return -ENOMEM;
@@ -271,9 +268,13 @@ int run_start(struct run_opts *o, struct run_state *st, int argc,
 		return err;
 	}
 	st->start_ns = st->first->ts_ns;
-	if (o->cmd)
-		return spawn(st, o->cmd);
-	return 0;
+	if (o->cmd) {
+		err = spawn(o, st);
+		if (err)
+			return err;
+	}
+	err = priv_drop(collector_works, st->col, o->col.verbose);
+	return err < 0 ? err : 0;
 }
 
 static void reap(struct run_state *st, int flags)
@@ -321,19 +322,20 @@ static void stop_child(struct run_state *st)
 	reap(st, WNOHANG);
 	if (!st->child || st->child_done)
 		return;
-	kill(st->child, SIGTERM);
+	cmd_signal(&st->proc, SIGTERM);
 	for (int i = 0; i < 50 && !st->child_done; i++) {
 		usleep(20000);
 		reap(st, WNOHANG);
 	}
 	if (!st->child_done)
-		kill(st->child, SIGKILL);
+		cmd_signal(&st->proc, SIGKILL);
 	reap(st, 0);
 }
 
 void run_finish(struct run_state *st)
 {
 	stop_child(st);
+	cmd_release(&st->proc);
 	collector_close(st->col);
 	st->col = NULL;
 	free(st->first);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "collector.h"
+#include "keeper.h"
 
 struct run_opts {
 	double interval;	/* seconds, -i */
@@ -19,6 +20,7 @@ struct run_opts {
 	bool plain;		/* --plain (top) */
 	const char *output;	/* -o FILE */
 	bool force;		/* --force: -o may replace a file */
+	bool cmd_as_root;	/* --cmd-as-root: CMD keeps root under sudo */
 	struct collector_opts col;
 	char **cmd;		/* after --, NULL if none */
 };
@@ -36,6 +38,7 @@ struct run_state {
 	struct collector *col;
 	struct run_info info;
 	pid_t child;		/* 0 if no command */
+	struct cmd_proc proc;	/* how to signal it */
 	int child_status;	/* wait status once reaped */
 	bool child_done;
 	double elapsed;		/* seconds since start */
@@ -48,7 +51,8 @@ struct run_state {
 extern volatile sig_atomic_t run_stop;
 extern volatile sig_atomic_t run_stop_signal;
 
-/* Opens the collector, fills info, starts the command (if any). */
+/* Opens the collector, fills info, starts the command (if any), then
+ * gives up root (priv.h): open every output before. */
 int run_start(struct run_opts *o, struct run_state *st, int argc,
 	      char **argv);
 /* Sleeps until the next interval, a signal or the child's exit.

@@ -9,7 +9,8 @@ static void stat_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof stat [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
-"                   [--attach MODE] [--json] [-v] [-- CMD ARGS...]\n"
+"                   [--attach MODE] [--json] [--cmd-as-root] [-v]\n"
+"                   [-- CMD ARGS...]\n"
 "\n"
 "Collect until the duration ends, CMD exits or SIGINT, then print a\n"
 "per-path (bh, iomap) summary: write calls, bytes, MiB/s, latency\n"
@@ -23,7 +24,9 @@ static void stat_usage(FILE *f)
 "  -p, --pid PID        only write calls and writeback of this process\n"
 "      --attach MODE    auto (default), fentry, kprobe or tracepoint\n"
 "      --json           one JSON object (schema in README.md)\n"
-"  -v, --verbose        libbpf's own messages\n"
+"      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
+"                       sudo user)\n"
+"  -v, --verbose        libbpf's own messages, and how root was given up\n"
 "\n"
 "Exit status: that of CMD when it fails, 1 on errors, else 0.\n"
 "Example: bhprof stat -d loop0 -- dd if=/dev/zero of=/dev/loop0 bs=1M "

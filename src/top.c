@@ -34,7 +34,7 @@ static void top_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof [top] [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
 "                    [--attach MODE] [--plain] [-o FILE [--force]]\n"
-"                    [-v] [-- CMD ARGS...]\n"
+"                    [--cmd-as-root] [-v] [-- CMD ARGS...]\n"
 "\n"
 "The live view: the bh and iomap write paths side by side, updated every\n"
 "interval. On a terminal, a full screen; keys: q quit, p pause, r reset,\n"
@@ -52,7 +52,9 @@ static void top_usage(FILE *f)
 "                       record' does, for 'bhprof report' (a new file:\n"
 "                       see 'bhprof record --help')\n"
 "      --force          replace an existing FILE\n"
-"  -v, --verbose        libbpf's own messages\n"
+"      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
+"                       sudo user)\n"
+"  -v, --verbose        libbpf's own messages, and how root was given up\n"
 "\n"
 "Exit status: that of CMD when it fails, 1 on errors, else 0.\n"
 "Example: sudo bhprof top -i 0.5 -d loop0\n");
