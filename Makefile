@@ -81,15 +81,25 @@ LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
 live: bhprof
 	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc
 
-# libFuzzer on the record reader, bounded; the corpus lives in tests/fuzz
-FUZZ_SECS ?= 60
-$(OUTPUT)/fuzz_recfile: tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile_fmt.c src/recfile.h src/recfile_fmt.h src/snapshot.c | $(OUTPUT)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-		-Iinclude -Isrc tests/fuzz/fuzz_recfile.c src/recfile.c src/recfile_fmt.c \
-		src/snapshot.c -lz -o $@
+# libFuzzer on every parser of outside input, bounded, with memory
+# limits (tests/fuzz/run.sh); make check runs them all, about 80 s in all.
+# A target NAME is tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME,
+# built with FUZZ_SRC_NAME (default src/NAME.c), and one entry NAME:SECONDS
+# here. The gate's rules file is one line: FUZZ_RUNS += gate_rules:20
+FUZZ_RUNS ?= recfile:40 cli:20 devname:20
+FUZZ_SRC_recfile := src/recfile.c src/recfile_fmt.c src/snapshot.c
+FUZZ_SRC_cli := src/cliparse.c
+FUZZ_SRC_devname := src/devices.c
+FUZZ_BINS = $(foreach r,$(FUZZ_RUNS),$(OUTPUT)/fuzz_$(firstword $(subst :, ,$(r))))
+fuzz_src = $(or $(FUZZ_SRC_$(1)),src/$(1).c)
 
-fuzz: $(OUTPUT)/fuzz_recfile
-	tests/fuzz/run.sh $< $(FUZZ_SECS)
+.SECONDEXPANSION:
+$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_src,$$*) src/*.h include/*.h | $(OUTPUT)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-Iinclude -Isrc $< $(call fuzz_src,$*) -lz -lm -o $@
+
+fuzz: $(FUZZ_BINS)
+	tests/fuzz/run.sh $(FUZZ_RUNS)
 
 # figures, not pass/fail: file bytes per hour, report and diff of 24 h
 $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
@@ -106,8 +116,8 @@ vm: static
 # and fails on a suite that dies before its tally.
 CHECK_SUITES := "$(OUTPUT)/unit_tests" \
 	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
-	"tests/fuzz/run.sh $(OUTPUT)/fuzz_recfile $(FUZZ_SECS)" \
+	"tests/fuzz/run.sh $(FUZZ_RUNS)" \
 	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
 
-check: bhprof static $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile
+check: bhprof static $(OUTPUT)/unit_tests $(FUZZ_BINS)
 	./tests/run-suites.sh $(CHECK_SUITES)

@@ -38,18 +38,43 @@ static int exists_as_block(uint32_t dev)
 	return stat(path, &st) == 0;
 }
 
-int dev_parse(const char *s, uint32_t *dev)
+/* decimal digits only, below limit: sscanf's %u took "-1" and " 7" */
+static const char *dec_field(const char *s, unsigned int limit,
+			     unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (*s < '0' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (unsigned int)(*s - '0');
+		if (v >= limit)
+			return NULL;
+	}
+	*out = (unsigned int)v;
+	return s;
+}
+
+int dev_parse_majmin(const char *s, uint32_t *dev)
 {
 	unsigned int ma, mi;
-	struct stat st;
-	char tail;
 
-	if (sscanf(s, "%u:%u%c", &ma, &mi, &tail) == 2) {
-		if (ma >= 4096 || mi >= (1u << 20))
-			return -1;
-		*dev = KDEV_MKDEV(ma, mi);
-		return exists_as_block(*dev) ? 0 : -1;
-	}
+	s = dec_field(s, 4096, &ma);
+	if (!s || *s++ != ':')
+		return -1;
+	s = dec_field(s, 1u << 20, &mi);
+	if (!s || *s)
+		return -1;
+	*dev = KDEV_MKDEV(ma, mi);
+	return 0;
+}
+
+int dev_parse(const char *s, uint32_t *dev)
+{
+	struct stat st;
+
+	if (strchr(s, ':'))
+		return dev_parse_majmin(s, dev) || !exists_as_block(*dev) ? -1 : 0;
 	if (!strncmp(s, "/dev/", 5) && !stat(s, &st)) {
 		if (!S_ISBLK(st.st_mode))
 			return -1;

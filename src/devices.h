@@ -8,6 +8,8 @@
 
 /* "loop0", "/dev/loop0" or "7:0"; -1 if no such block device */
 int dev_parse(const char *s, uint32_t *dev);
+/* "7:0" alone, decimal, in the kernel's ranges; no lookup: 0 or -1 */
+int dev_parse_majmin(const char *s, uint32_t *dev);
 /* the kernel's name for dev, or "MAJ:MIN" if it has none (any more) */
 const char *dev_name(uint32_t dev, char *buf, size_t len);
 

@@ -2,13 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cliparse.h"
 #include "devices.h"
 #include "priv.h"
 #include "runloop.h"
@@ -27,37 +27,27 @@ uint64_t now_ns(void)
 static int parse_seconds(const char *s, const char *what, double min,
 			 double *out)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min) {
-		fprintf(stderr, "bhprof: invalid %s '%s' (seconds >= %g)\n",
-			what, s, min);
+	if (cli_seconds(s, min, out)) {
+		fprintf(stderr, "bhprof: invalid %s '%s' (seconds, %g to %g)\n",
+			what, s, min, CLI_SECONDS_MAX);
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 
 static int parse_pid(const char *s, uint32_t *pid)
 {
-	char path[64], *end;
-	long v;
+	char path[64];
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff) {
+	if (cli_pid(s, pid)) {
 		fprintf(stderr, "bhprof: invalid pid '%s'\n", s);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%ld", v);
+	snprintf(path, sizeof(path), "/proc/%u", *pid);
 	if (access(path, F_OK)) {
-		fprintf(stderr, "bhprof: no process with pid %ld\n", v);
+		fprintf(stderr, "bhprof: no process with pid %u\n", *pid);
 		return -1;
 	}
-	*pid = (uint32_t)v;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include "attach.h"
+#include "cliparse.h"
 #include "devices.h"
 #include "harness.h"
 #include "runloop.h"
@@ -107,6 +108,45 @@ TEST(dev_parse_forms)
 	CHECK(dev_parse("4095:1048575", &dev) < 0);
 	CHECK(dev_parse("7:0x", &dev) < 0);
 	CHECK(dev_parse("../etc", &dev) < 0);
+}
+
+TEST(dev_parse_majmin_strict)
+{
+	uint32_t dev;
+
+	CHECK(dev_parse_majmin("7:0", &dev) == 0 && dev == KDEV_MKDEV(7u, 0u));
+	CHECK(dev_parse_majmin("4095:1048575", &dev) == 0);
+	CHECK(dev_parse_majmin("4096:0", &dev) < 0);
+	CHECK(dev_parse_majmin("7:1048576", &dev) < 0);
+	/* sscanf's %u took all of these */
+	CHECK(dev_parse_majmin("-1:0", &dev) < 0);
+	CHECK(dev_parse_majmin(" 7:0", &dev) < 0);
+	CHECK(dev_parse_majmin("7: 0", &dev) < 0);
+	CHECK(dev_parse_majmin("+7:0", &dev) < 0);
+	CHECK(dev_parse_majmin("99999999999999999999:0", &dev) < 0);
+	CHECK(dev_parse_majmin("7:", &dev) < 0);
+	CHECK(dev_parse_majmin(":0", &dev) < 0);
+}
+
+TEST(cli_numbers_in_range)
+{
+	uint32_t pid;
+	double v;
+
+	CHECK(cli_seconds("0.5", 0.01, &v) == 0 && v == 0.5);
+	CHECK(cli_seconds("1e8", 0.01, &v) == 0);
+	/* would overflow uint64 nanoseconds */
+	CHECK(cli_seconds("1e300", 0.01, &v) < 0);
+	CHECK(cli_seconds("inf", 0.01, &v) < 0);
+	CHECK(cli_seconds("nan", 0.01, &v) < 0);
+	CHECK(cli_seconds("0.001", 0.01, &v) < 0);
+	CHECK(cli_seconds("", 0.01, &v) < 0);
+	CHECK(cli_pid("1", &pid) == 0 && pid == 1);
+	CHECK(cli_pid("0", &pid) < 0);
+	CHECK(cli_pid("-5", &pid) < 0);
+	CHECK(cli_pid(" 5", &pid) < 0);
+	CHECK(cli_pid("1073741824", &pid) < 0);
+	CHECK(cli_pid("12abc", &pid) < 0);
 }
 
 TEST(select_mode_auto)
