@@ -5,7 +5,6 @@
  * from the recording is escaped; the file may have been written by
  * anyone.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

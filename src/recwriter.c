@@ -144,8 +144,11 @@ int recwriter_open(const char *path, unsigned int flags,
 	if (fd < 0)
 		return fd;
 	err = recwriter_open_fd(fd, out);
-	if (err)
+	if (err) {
 		close(fd);
+		unlink(path);	/* ours, and empty */
+		fprintf(stderr, "bhprof: %s: %s\n", path, strerror(-err));
+	}
 	return err;
 }
 

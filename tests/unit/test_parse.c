@@ -112,41 +112,38 @@ TEST(dev_parse_forms)
 
 TEST(dev_parse_majmin_strict)
 {
+	/* out of range, and what sscanf's %u took */
+	static const char *const bad[] = {
+		"4096:0", "7:1048576", "-1:0", " 7:0", "7: 0", "+7:0",
+		"99999999999999999999:0", "7:", ":0",
+	};
 	uint32_t dev;
 
 	CHECK(dev_parse_majmin("7:0", &dev) == 0 && dev == KDEV_MKDEV(7u, 0u));
 	CHECK(dev_parse_majmin("4095:1048575", &dev) == 0);
-	CHECK(dev_parse_majmin("4096:0", &dev) < 0);
-	CHECK(dev_parse_majmin("7:1048576", &dev) < 0);
-	/* sscanf's %u took all of these */
-	CHECK(dev_parse_majmin("-1:0", &dev) < 0);
-	CHECK(dev_parse_majmin(" 7:0", &dev) < 0);
-	CHECK(dev_parse_majmin("7: 0", &dev) < 0);
-	CHECK(dev_parse_majmin("+7:0", &dev) < 0);
-	CHECK(dev_parse_majmin("99999999999999999999:0", &dev) < 0);
-	CHECK(dev_parse_majmin("7:", &dev) < 0);
-	CHECK(dev_parse_majmin(":0", &dev) < 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(dev_parse_majmin(bad[i], &dev) < 0);
 }
 
 TEST(cli_numbers_in_range)
 {
+	/* 1e300 would overflow uint64 nanoseconds */
+	static const char *const bad_secs[] = {
+		"1e300", "inf", "nan", "0.001", "", "1s",
+	};
+	static const char *const bad_pids[] = {
+		"0", "-5", " 5", "+5", "1073741824", "12abc", "",
+	};
 	uint32_t pid;
 	double v;
 
 	CHECK(cli_seconds("0.5", 0.01, &v) == 0 && v == 0.5);
 	CHECK(cli_seconds("1e8", 0.01, &v) == 0);
-	/* would overflow uint64 nanoseconds */
-	CHECK(cli_seconds("1e300", 0.01, &v) < 0);
-	CHECK(cli_seconds("inf", 0.01, &v) < 0);
-	CHECK(cli_seconds("nan", 0.01, &v) < 0);
-	CHECK(cli_seconds("0.001", 0.01, &v) < 0);
-	CHECK(cli_seconds("", 0.01, &v) < 0);
 	CHECK(cli_pid("1", &pid) == 0 && pid == 1);
-	CHECK(cli_pid("0", &pid) < 0);
-	CHECK(cli_pid("-5", &pid) < 0);
-	CHECK(cli_pid(" 5", &pid) < 0);
-	CHECK(cli_pid("1073741824", &pid) < 0);
-	CHECK(cli_pid("12abc", &pid) < 0);
+	for (size_t i = 0; i < sizeof(bad_secs) / sizeof(bad_secs[0]); i++)
+		CHECK(cli_seconds(bad_secs[i], 0.01, &v) < 0);
+	for (size_t i = 0; i < sizeof(bad_pids) / sizeof(bad_pids[0]); i++)
+		CHECK(cli_pid(bad_pids[i], &pid) < 0);
 }
 
 TEST(select_mode_auto)
