@@ -83,6 +83,14 @@ else
 	record FAIL - probe ran "rc=$(cat "$res/probe.rc" 2>/dev/null): $(head -c 300 "$res/probe.err" 2>/dev/null)"
 fi
 
+# ---- giving up root once attached (src/priv.c) --------------------------
+priv=$(cat "$res/priv.txt" 2>/dev/null)
+if [ "$(cat "$res/priv.rc" 2>/dev/null)" = 0 ] && [ -n "$priv" ]; then
+	record PASS - priv dropped "${priv#bhprof: }"
+else
+	record FAIL - priv dropped "rc=$(cat "$res/priv.rc" 2>/dev/null): $(grep -v libbpf "$res/priv.err" 2>/dev/null | head -c 300)"
+fi
+
 # ---- one stat run per mode x scenario ----------------------------------
 # diskstats -> {"maj:min": {"name", "sect"}} (sectors written)
 ds_json() {

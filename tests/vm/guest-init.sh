@@ -164,6 +164,11 @@ bhprof probe --json > $R/probe.json 2> $R/probe.err
 echo $? > $R/probe.rc
 bhprof probe > $R/probe.txt 2>&1
 log "probe rc=$(cat $R/probe.rc)"
+# how bhprof gives up root on this kernel (src/priv.c says it with -v)
+bhprof stat -v --duration 0.5 > /dev/null 2> $R/priv.err
+echo $? > $R/priv.rc
+grep -E '^bhprof: (probes attached|kept root)' $R/priv.err > $R/priv.txt
+log "priv: $(cat $R/priv.txt)"
 save
 
 quiesce() {
