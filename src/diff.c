@@ -8,8 +8,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "commands.h"
 #include "output.h"
+#include "priv.h"
 #include "report.h"
 
 enum unit { U_COUNT, U_BYTES, U_RATE, U_NS, U_RATIO };
@@ -226,22 +228,25 @@ static int parse_diff_args(int argc, char **argv, bool *json)
 	return 0;
 }
 
-int cmd_diff(int argc, char **argv)
-{
-	struct loaded_run a, b;
+struct diff_job {
+	const char *path[2];
+	int fd[2];
 	bool json;
-	int err;
+};
 
-	err = parse_diff_args(argc, argv, &json);
-	if (err)
-		return err > 0 ? 0 : 2;
-	if (run_load(&a, argv[optind], 0))
+/* Everything that touches the recordings' bytes: run without root. */
+static int diff_job(void *arg)
+{
+	const struct diff_job *j = arg;
+	struct loaded_run a, b;
+
+	if (run_load_fd(&a, j->path[0], j->fd[0], 0))
 		return 1;
-	if (run_load(&b, argv[optind + 1], 0)) {
+	if (run_load_fd(&b, j->path[1], j->fd[1], 0)) {
 		run_free(&a);
 		return 1;
 	}
-	if (json)
+	if (j->json)
 		diff_json(stdout, &a, &b);
 	else
 		diff_text(stdout, &a, &b);
@@ -252,4 +257,26 @@ int cmd_diff(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_job j = { .fd = { -1, -1 } };
+	int err, ret = 1;
+
+	err = parse_diff_args(argc, argv, &j.json);
+	if (err)
+		return err > 0 ? 0 : 2;
+	for (int i = 0; i < 2; i++) {
+		j.path[i] = argv[optind + i];
+		j.fd[i] = run_open(j.path[i]);
+		if (j.fd[i] < 0)
+			goto out;
+	}
+	ret = priv_run_dropped(diff_job, &j);
+out:
+	for (int i = 0; i < 2; i++)
+		if (j.fd[i] >= 0)
+			close(j.fd[i]);
+	return ret;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <signal.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,7 +190,7 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose)
 			fprintf(stderr, "bhprof: probes attached; now uid %u (%s) "
 				"with CAP_BPF only: this kernel's bpf() refuses "
 				"map reads without it (unprivileged_bpf_disabled, "
-				"before 6.5)\n", uid, who);
+				"before 5.19)\n", uid, who);
 		return PRIV_BPF;
 	}
 	if (verbose)
@@ -199,6 +200,59 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose)
 fail:
 	fprintf(stderr, "bhprof: giving up root failed: %s\n", strerror(-err));
 	return err;
+}
+
+static bool privileged(void)
+{
+	uint64_t eff = 0, prm = 0;
+
+	return geteuid() == 0 || caps_get(&eff, &prm) || eff || prm;
+}
+
+int priv_run_dropped(int (*fn)(void *arg), void *arg)
+{
+	const char *who;
+	int status, err;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+
+	if (!privileged())
+		return fn(arg);
+	fflush(NULL);	/* or the child writes it a second time */
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "bhprof: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		drop_target(&uid, &gid, &who);
+		err = drop_to(uid, gid, 0);
+		if (err) {
+			fprintf(stderr, "bhprof: giving up root failed: %s\n",
+				strerror(-err));
+			_exit(1);
+		}
+		status = fn(arg);
+		fflush(NULL);
+		_exit(status);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (WIFSIGNALED(status)) {
+		status = WTERMSIG(status);
+		/* a closed pipe or ^C ends us the same way, as it did */
+		if (status == SIGPIPE || status == SIGINT || status == SIGTERM ||
+		    status == SIGHUP) {
+			signal(status, SIG_DFL);
+			raise(status);
+		}
+		fprintf(stderr, "bhprof: reading the input failed: %s\n",
+			strsignal(status));
+		return 1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 void priv_cmd_prepare(struct priv_cmd *c, bool keep_root)

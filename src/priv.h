@@ -38,13 +38,22 @@ enum priv_level {
  * user, else nobody), every capability, then no_new_privs. works() must
  * return 0 when what the caller still needs (reading its BPF maps) works;
  * it is first tried in a forked child that drops, so the caller never
- * drops into a state it cannot collect in. On kernels before 6.5 with
- * kernel.unprivileged_bpf_disabled set, bpf() itself needs CAP_BPF: that
- * one capability is kept. With verbose, one line says what happened.
+ * drops into a state it cannot collect in. On kernels before 5.19 with
+ * kernel.unprivileged_bpf_disabled set, every bpf() call needs CAP_BPF:
+ * that one capability is kept (before 5.8, without CAP_BPF, root is). With verbose, one line says what happened.
  * Returns the priv_level reached, or a negative errno after one error
  * line if the drop itself failed half way (the caller must stop).
  */
 int priv_drop(int (*works)(void *arg), void *arg, bool verbose);
+
+/*
+ * For short commands that parse outside input (report, diff): runs fn in
+ * a child that has given up everything, as priv_drop's target, and
+ * returns its exit status; a child killed by a signal is one error line
+ * and 1. Files fn reads or writes must be open before. Without root or
+ * capabilities to give up, fn runs in this process.
+ */
+int priv_run_dropped(int (*fn)(void *arg), void *arg);
 
 /* The identity a command run under bhprof (-- CMD) takes. */
 struct priv_cmd {

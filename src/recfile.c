@@ -994,35 +994,39 @@ int recfile_open_mem(const void *buf, size_t len, struct recfile **out,
 	return 0;
 }
 
-int recfile_open(const char *path, struct recfile **out, char *err,
-		 size_t errlen)
+int recfile_open_fd(int fd, struct recfile **out, char *err, size_t errlen)
 {
-	struct recfile *r;
-	int fd;
+	struct recfile *r = calloc(1, sizeof(*r));
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return -1;
-	}
-	r = calloc(1, sizeof(*r));
 	if (!r) {
-		close(fd);
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
 	if (read_fd(fd, r, err, errlen)) {
-		close(fd);
 		free(r);
 		return -1;
 	}
-	close(fd);
 	if (open_common(r, err, errlen)) {
 		recfile_close(r);
 		return -1;
 	}
 	*out = r;
 	return 0;
+}
+
+int recfile_open(const char *path, struct recfile **out, char *err,
+		 size_t errlen)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	ret = recfile_open_fd(fd, out, err, errlen);
+	close(fd);
+	return ret;
 }
 
 void recfile_close(struct recfile *r)

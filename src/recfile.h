@@ -128,6 +128,9 @@ struct rec_stats {
  */
 int recfile_open(const char *path, struct recfile **out, char *err,
 		 size_t errlen);
+/* Reads fd (not closed) from where it stands: a file opened before
+ * giving up root is parsed after. */
+int recfile_open_fd(int fd, struct recfile **out, char *err, size_t errlen);
 /* The buffer is copied. */
 int recfile_open_mem(const void *buf, size_t len, struct recfile **out,
 		     char *err, size_t errlen);

@@ -42,6 +42,11 @@ struct loaded_run {
  * or one error line, on stderr. Returns 0 or -1.
  */
 int run_load(struct loaded_run *run, const char *path, long every);
+/* The same from fd, opened by run_open (which prints why it could not):
+ * the file is opened with root, and read and parsed without. */
+int run_open(const char *path);
+int run_load_fd(struct loaded_run *run, const char *path, int fd,
+		long every);
 void run_free(struct loaded_run *run);
 
 /* bh allocations per MiB written (or sent as bios if nothing was) */

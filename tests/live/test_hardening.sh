@@ -229,6 +229,38 @@ check "root: a root command is stopped at the duration's end (rc $rc, $ms ms)" \
 	[ $rc = 0 -a $ms -lt 10000 ]
 check "root: and nothing of it is left running" [ -z "$(pgrep -f "^sleep 61.$$\$")" ]
 
+# ---- report reads and parses without root: a FIFO keeps its parser
+# waiting in read() long enough to look at it
+parser_dropped() { # parser_dropped LABEL WANT-UID RUNNER...
+	local label=$1 want=$2 fifo=$WORK/rec-$1.fifo pid child i
+	shift 2
+	mkfifo -m 644 "$fifo"
+	"$@" report "$fifo" >/dev/null 2>"$WORK/fifo.err" &
+	pid=$!
+	exec 3>"$fifo"
+	printf '\211BHPROF\n' >&3
+	# the root parent only opens and waits; its child reads and parses
+	for i in $(seq 50); do
+		child=$(for p in $(pgrep -f -- "$fifo"); do
+			[ "$(readlink "/proc/$p/exe")" = "$BHPROF" ] &&
+				[ "$(st "$p" Uid | cut -d' ' -f1)" != 0 ] && echo "$p"
+		done)
+		[ -n "$child" ] && break
+		sleep 0.1
+	done
+	if [ -n "$child" ]; then
+		dropped "$child" "$want" "$label report's parser"
+	else
+		bad "$label: no report process without root reads the FIFO"
+	fi
+	exec 3>&-
+	wait $pid
+	check "$label: report of a cut-off FIFO fails with one line" \
+		[ $? = 1 -a "$(wc -l <"$WORK/fifo.err")" = 1 ]
+}
+parser_dropped root 65534 "$BHPROF"
+parser_dropped sudo "$UID_U" sudo_bhprof
+
 # ---- record files that claim huge sizes
 cc -O1 -I"$REPO/include" -I"$REPO/src" \
 	"$REPO/tests/live/mkhostile.c" -lz -o "$WORK/mkhostile" &&
