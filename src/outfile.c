@@ -61,6 +61,10 @@ static int split(const char *path, int *dirfd, char **base)
 
 	if (!copy)
 		return -ENOMEM;
+	if (!*copy) {
+		err = -ENOENT;
+		goto out;
+	}
 	slash = strrchr(copy, '/');
 	name = slash ? slash + 1 : copy;
 	if (slash == copy)
@@ -102,15 +106,18 @@ static int check_target(int dirfd, const char *base, unsigned int flags)
 	return flags & OUTFILE_FORCE ? 0 : -EEXIST;
 }
 
-/* Under sudo the user gets their file; as plain root nothing changes. */
+/* Under sudo the user gets their file; as plain root nothing changes.
+ * A filesystem without owners (vfat, some FUSE) refuses: it decides
+ * who owns what by itself, so that is no reason not to write. */
 static int give_away(int fd)
 {
 	uid_t uid;
 	gid_t gid;
 
-	if (!priv_sudo_user(&uid, &gid))
+	if (!priv_sudo_user(&uid, &gid) || !fchown(fd, uid, gid))
 		return 0;
-	return fchown(fd, uid, gid) ? -errno : 0;
+	return errno == EPERM || errno == EINVAL || errno == EOPNOTSUPP ?
+	       0 : -errno;
 }
 
 static int create_tmp(int dirfd, const char *base, char *tmp, size_t len)
