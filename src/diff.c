@@ -20,6 +20,7 @@ struct metric {
 	enum unit unit;
 	double (*get)(const struct path_summary *p);
 	bool whole;		/* an integer: JSON gets every digit */
+	enum figure fig;	/* what it rests on: unknown if that failed */
 };
 
 #define GET(name, expr)                                                  \
@@ -44,20 +45,20 @@ GET(m_bh_alloc, p->c.bh_alloc)
 GET(m_bh_per_mib, p->bh_per_mib)
 
 static const struct metric metrics[] = {
-	{ "write_calls", "write calls", U_COUNT, m_write_calls, true },
-	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes, true },
-	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false },
-	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true },
-	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true },
-	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true },
-	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true },
-	{ "bio_count", "bios", U_COUNT, m_bios, true },
-	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false },
-	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false },
-	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true },
-	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true },
-	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true },
-	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false },
+	{ "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE },
+	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes, true, FIG_WRITE },
+	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false, FIG_WRITE },
+	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true, FIG_WRITE },
+	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true, FIG_WRITE },
+	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true, FIG_WRITE },
+	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true, FIG_WB_PAGES },
+	{ "bio_count", "bios", U_COUNT, m_bios, true, FIG_PATH_BIOS },
+	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false, FIG_PATH_BIOS },
+	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false, FIG_PATH_BIOS },
+	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true, FIG_PATH_BIOS },
+	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true, FIG_PATH_BIOS },
+	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true, FIG_BH },
+	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false, FIG_BH },
 };
 
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
@@ -90,6 +91,14 @@ static double rel_pct(double a, double b)
 	return a != 0 ? (b - a) / fabs(a) * 100 : NAN;
 }
 
+/* Both runs must know a figure for a change to mean anything. */
+static bool both_known(const struct loaded_run *a, const struct loaded_run *b,
+		       unsigned int path, const struct metric *m)
+{
+	return figure_known(recfile_info(a->rec), path, m->fig) &&
+	       figure_known(recfile_info(b->rec), path, m->fig);
+}
+
 static void diff_text(FILE *f, const struct loaded_run *a,
 		      const struct loaded_run *b)
 {
@@ -107,6 +116,12 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 			double vb = m->get(&b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
+			if (!both_known(a, b, p, m)) {
+				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
+					m->label, "failed", "failed", "-",
+					"n/a");
+				continue;
+			}
 			fmt_val(d + 1, sizeof(d) - 1, m->unit, vb - va);
 			d[0] = vb > va ? '+' : ' ';
 			if (isnan(rp))
@@ -156,7 +171,12 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 			double rp = rel_pct(va, vb);
 
 			json_obj_open(&j, m->key);
-			if (m->whole) {
+			if (!both_known(a, b, p, m)) {
+				json_null(&j, "a");
+				json_null(&j, "b");
+				json_null(&j, "abs");
+				json_null(&j, "rel_pct");
+			} else if (m->whole) {
 				json_u64(&j, "a", (uint64_t)va);
 				json_u64(&j, "b", (uint64_t)vb);
 				json_i64(&j, "abs", (int64_t)vb - (int64_t)va);
@@ -165,10 +185,10 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 				json_double(&j, "b", vb);
 				json_double(&j, "abs", vb - va);
 			}
-			if (isnan(rp))
-				json_null(&j, "rel_pct");
-			else
+			if (both_known(a, b, p, m) && !isnan(rp))
 				json_double(&j, "rel_pct", rp);
+			else if (both_known(a, b, p, m))
+				json_null(&j, "rel_pct");
 			json_obj_close(&j);
 		}
 		json_obj_close(&j);

@@ -440,8 +440,7 @@ static void meta_table(FILE *f, const struct loaded_run *run)
 	for (unsigned int i = 0; i < NR_PROBES; i++) {
 		const struct probe_state *ps = &in->probes[i];
 
-		snprintf(b, sizeof(b), "%s%s%s", ps->absent ? "absent" :
-			 mode_name(ps->mode), ps->func[0] ? ": " : "", ps->func);
+		snprintf(b, sizeof(b), "%s%s%s", probe_state_text(ps), ps->func[0] ? ": " : "", ps->func);
 		fprintf(f, "<tr class=\"probe\"><th>probe %s</th><td>",
 			probe_name(i));
 		esc(f, b);

@@ -456,14 +456,23 @@ static void command_json(struct json *j, const struct loaded_run *run)
 }
 
 static void ts_path_json(struct json *j, const char *key,
-			 const struct ts_path *tp, double secs)
+			 const struct ts_path *tp, double secs,
+			 const struct run_info *in, unsigned int path)
 {
 	json_obj_open(j, key);
-	json_u64(j, "write_calls", tp->write_calls);
-	json_u64(j, "write_bytes", tp->write_bytes);
-	json_u64(j, "direct_bytes", tp->dio_bytes);
-	json_double(j, "write_mb_per_s",
-		    mib_per_sec(tp->write_bytes + tp->dio_bytes, secs));
+	if (!figure_known(in, path, FIG_WRITE)) {
+		/* a lost probe group: unknown, not zero */
+		json_null(j, "write_calls");
+		json_null(j, "write_bytes");
+		json_null(j, "direct_bytes");
+		json_null(j, "write_mb_per_s");
+	} else {
+		json_u64(j, "write_calls", tp->write_calls);
+		json_u64(j, "write_bytes", tp->write_bytes);
+		json_u64(j, "direct_bytes", tp->dio_bytes);
+		json_double(j, "write_mb_per_s",
+			    mib_per_sec(tp->write_bytes + tp->dio_bytes, secs));
+	}
 	if (tp->write_calls) {
 		json_u64(j, "write_lat_p50_ns", tp->lat_p50);
 		json_u64(j, "write_lat_p99_ns", tp->lat_p99);
@@ -471,12 +480,26 @@ static void ts_path_json(struct json *j, const char *key,
 		json_null(j, "write_lat_p50_ns");
 		json_null(j, "write_lat_p99_ns");
 	}
-	json_u64(j, "wb_pages", tp->wb_pages);
-	json_u64(j, "bio_count", tp->bio_count);
-	json_u64(j, "bio_bytes", tp->bio_bytes);
-	json_double(j, "bio_mb_per_s", mib_per_sec(tp->bio_bytes, secs));
-	json_u64(j, "bh_alloc", tp->bh_alloc);
-	json_double(j, "bh_per_mib", ts_bh_per_mib(tp));
+	if (figure_known(in, path, FIG_WB_PAGES))
+		json_u64(j, "wb_pages", tp->wb_pages);
+	else
+		json_null(j, "wb_pages");
+	if (figure_known(in, path, FIG_PATH_BIOS)) {
+		json_u64(j, "bio_count", tp->bio_count);
+		json_u64(j, "bio_bytes", tp->bio_bytes);
+		json_double(j, "bio_mb_per_s", mib_per_sec(tp->bio_bytes, secs));
+	} else {
+		json_null(j, "bio_count");
+		json_null(j, "bio_bytes");
+		json_null(j, "bio_mb_per_s");
+	}
+	if (figure_known(in, path, FIG_BH)) {
+		json_u64(j, "bh_alloc", tp->bh_alloc);
+		json_double(j, "bh_per_mib", ts_bh_per_mib(tp));
+	} else {
+		json_null(j, "bh_alloc");
+		json_null(j, "bh_per_mib");
+	}
 	json_obj_close(j);
 }
 
@@ -492,7 +515,8 @@ static void intervals_json(struct json *j, const struct loaded_run *run)
 		json_bool(j, "frames_lost", r->gap);
 		json_obj_open(j, "paths");
 		for (unsigned int p = 0; p < NR_PATHS; p++)
-			ts_path_json(j, path_name(p), &r->p[p], r->secs);
+			ts_path_json(j, path_name(p), &r->p[p], r->secs,
+				     recfile_info(run->rec), p);
 		json_obj_close(j);
 		json_obj_close(j);
 	}
