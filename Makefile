@@ -67,7 +67,7 @@ deps:
 clean:
 	rm -rf $(OUTPUT) bhprof
 
-.PHONY: all static vmlinux install deps clean check unit live vm fuzz bench
+.PHONY: all static vmlinux install deps clean check unit live vm fuzz bench faults
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -78,7 +78,7 @@ unit: $(OUTPUT)/unit_tests
 	$(OUTPUT)/unit_tests
 
 LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
-live: bhprof
+live: bhprof faults
 	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc
 
 # libFuzzer on the record reader, bounded; the corpus lives in tests/fuzz
@@ -99,6 +99,34 @@ bench: $(OUTPUT)/bench_recfile bhprof
 	$(OUTPUT)/bench_recfile 24
 	bench/overhead.sh
 
+# Test-only builds of bhprof whose BPF object has one probe group (or
+# all) refuse to load, as a renamed kernel field would (compat.bpf.h's
+# FAULT_POINT): tests/live/test_degrade.sh proves the rest carries on.
+FAULTS := write bio all
+fault_id_write := 0
+fault_id_bio := 3
+fault_id_all := 99
+FAULT_BINS := $(foreach f,$(FAULTS),$(OUTPUT)/fault-$(f)/bhprof)
+SKEL_USERS := $(OUTPUT)/attach.o $(OUTPUT)/collector.o
+
+$(OUTPUT)/fault-%/bhprof.bpf.o: bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -DBHPROF_FAULT=$(fault_id_$*) -c $< -o $@
+
+$(OUTPUT)/fault-%/bhprof.skel.h: $(OUTPUT)/fault-%/bhprof.bpf.o
+	$(BPFTOOL) gen skeleton $< name bhprof_bpf > $@
+
+# the fault's skeleton first on the include path
+$(OUTPUT)/fault-%/attach.o: src/attach.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
+	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
+$(OUTPUT)/fault-%/collector.o: src/collector.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
+	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fault-%/bhprof: $(OUTPUT)/fault-%/attach.o $(OUTPUT)/fault-%/collector.o $(filter-out $(SKEL_USERS),$(OBJS))
+	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+faults: $(FAULT_BINS)
+
 vm: static
 	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh
 
@@ -109,5 +137,5 @@ CHECK_SUITES := "$(OUTPUT)/unit_tests" \
 	"tests/fuzz/run.sh $(OUTPUT)/fuzz_recfile $(FUZZ_SECS)" \
 	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
 
-check: bhprof static $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile
+check: bhprof static faults $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile
 	./tests/run-suites.sh $(CHECK_SUITES)
