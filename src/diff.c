@@ -10,7 +10,7 @@
 #include <string.h>
 #include "commands.h"
 #include "output.h"
-#include "report.h"
+#include "run.h"
 
 enum unit { U_COUNT, U_BYTES, U_RATE, U_NS, U_RATIO };
 
