@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "record snapshots to a file" },
 	{ "report", cmd_report, "summarise a recorded file" },
 	{ "diff", cmd_diff, "compare two recorded files" },
+	{ "gate", cmd_gate, "judge candidate recordings against a baseline (CI)" },
 	{ "probe", cmd_probe, "show what this kernel lets bhprof attach" },
 };
 
