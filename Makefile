@@ -78,8 +78,12 @@ unit: $(OUTPUT)/unit_tests
 	$(OUTPUT)/unit_tests
 
 LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
-live: bhprof faults
+live: bhprof faults $(OUTPUT)/gate_sim
 	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc
+
+# the gate on synthetic recordings: shifts caught, A/A false-alarm rates
+$(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
 
 # libFuzzer on the record reader, bounded; the corpus lives in tests/fuzz
 FUZZ_SECS ?= 60
@@ -132,10 +136,10 @@ vm: static
 
 # Every suite ends with "N passed, N failed"; run-suites.sh adds them up
 # and fails on a suite that dies before its tally.
-CHECK_SUITES := "$(OUTPUT)/unit_tests" \
+CHECK_SUITES := "$(OUTPUT)/unit_tests" "$(OUTPUT)/gate_sim" \
 	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
 	"tests/fuzz/run.sh $(OUTPUT)/fuzz_recfile $(FUZZ_SECS)" \
 	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
 
-check: bhprof static faults $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile
+check: bhprof static faults $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile $(OUTPUT)/gate_sim
 	./tests/run-suites.sh $(CHECK_SUITES)

@@ -6,7 +6,7 @@ set -euo pipefail
 
 BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
        libncurses-dev pkg-config"
-RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio
+RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio libxml2-utils python3
 	   libclang-rt-14-dev chromium"
 here=$(cd "$(dirname "$0")" && pwd)
 VM=""
