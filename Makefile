@@ -6,7 +6,11 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= cc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+# The one place the version is kept; debian/changelog must agree.
+VERSION := $(shell cat VERSION 2>/dev/null)
+ifeq ($(VERSION),)
+$(error no VERSION file)
+endif
 
 INCLUDES := -Iinclude -Ivmlinux -I$(OUTPUT)
 CFLAGS ?= -g -O2
@@ -40,6 +44,8 @@ $(SKEL): $(BPF_OBJ)
 
 $(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/facts.o: VERSION
 
 bhprof: $(OBJS)
 	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
