@@ -13,6 +13,9 @@ $(error no VERSION file)
 endif
 
 INCLUDES := -Iinclude -Ivmlinux -I$(OUTPUT)
+# CFLAGS, CPPFLAGS and LDFLAGS may come from the environment
+# (dpkg-buildflags' hardening under debian/rules); the flags bhprof needs
+# are appended. They reach the host compiler only, never clang -target bpf.
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
 	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
@@ -43,12 +46,12 @@ $(SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name bhprof_bpf > $@
 
 $(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/facts.o: VERSION
 
 bhprof: $(OBJS)
-	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # The QEMU guests have no shared libraries: they need this one.
 static: $(OUTPUT)/bhprof-static
@@ -78,7 +81,8 @@ clean:
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 $(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/harness.h $(LIB_OBJS)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) $(LIB_OBJS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) \
+		$(LIB_OBJS) $(LIBS) -o $@
 
 unit: $(OUTPUT)/unit_tests
 	$(OUTPUT)/unit_tests
@@ -99,7 +103,7 @@ fuzz: $(OUTPUT)/fuzz_recfile
 
 # figures, not pass/fail: file bytes per hour, report and diff of 24 h
 $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
-	$(CC) $(CFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
 
 bench: $(OUTPUT)/bench_recfile bhprof
 	$(OUTPUT)/bench_recfile 24
