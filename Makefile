@@ -72,6 +72,27 @@ install: bhprof
 	install -D -m 0644 completion/bhprof.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhprof
 
+# bhprof-VERSION.tar.gz of the tracked files (with uncommitted changes to
+# them) in git; outside git, of this tree less what the build made.
+DISTDIR ?= .
+DIST := bhprof-$(VERSION)
+.PHONY: dist
+dist:
+	@if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		tree=$$(git stash create) && \
+		git archive --format=tar.gz --prefix=$(DIST)/ \
+			-o $(DISTDIR)/$(DIST).tar.gz $${tree:-HEAD}; \
+	else \
+		tar -czf $(DISTDIR)/$(DIST).tar.gz --exclude=./.git \
+			--exclude=./$(OUTPUT) --exclude=./bhprof \
+			--exclude='./bhprof-*.tar.gz' --exclude=./tests/vm/build \
+			--exclude=./debian/bhprof --exclude=./debian/.debhelper \
+			--exclude=./debian/files --exclude='./debian/*.substvars' \
+			--exclude=./debian/debhelper-build-stamp \
+			--transform='s,^\.,$(DIST),' . ; \
+	fi
+	@echo $(DISTDIR)/$(DIST).tar.gz
+
 deps:
 	./tests/install-deps.sh
 
