@@ -50,6 +50,9 @@ $(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
 
 $(OUTPUT)/facts.o: VERSION
 
+# libmicrohttpd-dev or any other library added to LIBS must also go into
+# debian/control's Build-Depends (runtime dependencies come from
+# dh_shlibdeps).
 bhprof: $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
