@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "collector.h"
 #include "gate.h"
 #include "json.h"
 
@@ -190,7 +191,7 @@ void gate_json(FILE *f, const struct gate *g)
 
 	json_init(&js, f, true);
 	json_obj_open(&js, NULL);
-	json_str(&js, "bhprof_version", BHPROF_VERSION);
+	json_str(&js, "bhprof_version", bhprof_version);
 	json_double(&js, "alpha", g->alpha);
 	json_str(&js, "test", "wilcoxon rank-sum, one-sided, against the "
 			      "baseline moved by the limit");
