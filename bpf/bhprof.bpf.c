@@ -32,6 +32,7 @@ const volatile __u64 bh_cs_hi = 0;
 const volatile bool iomap_wp_wpc_only = false;
 const volatile bool gpw_takes_file = false;
 const volatile __u32 page_shift = 12;
+const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 
 /* Stale contexts (a missed kretprobe) are replaced after this long. */
 #define CTX_STALE_NS (60ULL * 1000000000ULL)
@@ -216,6 +217,7 @@ static __always_inline void write_enter(struct file *file, __u32 src,
 	struct inode *inode = file_inode_of(file);
 	__u32 flags = 0;
 
+	FAULT_POINT(BHP_GROUP_WRITE);
 	if (!inode)
 		return;
 	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
@@ -361,6 +363,7 @@ ENTRY_EXIT_PROBE(generic_write, generic_perform_write, generic_write_enter,
 
 static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
+	FAULT_POINT(BHP_GROUP_WB);
 	ctx_open(&wb_ctx, BPF_CORE_READ((struct address_space *)mapping, host),
 		 SRC_DO_WRITEPAGES, 0, PATH_NONE,
 		 false);
@@ -478,6 +481,7 @@ static __always_inline void bh_alloc_hit(void)
 	struct bhp_ctx *c;
 	__u32 path = PATH_NONE;
 
+	FAULT_POINT(BHP_GROUP_BH);
 	if (!g)
 		return;
 	g->bh_alloc_total++;
@@ -591,6 +595,7 @@ int tp_sync_exit(struct trace_event_raw_sys_exit *ctx)
 SEC("?tp_btf/writeback_single_inode_start")
 int BPF_PROG(tp_flush_enter, struct inode *inode)
 {
+	FAULT_POINT(BHP_GROUP_WB);
 	ctx_open(&wb_ctx, inode, SRC_FLUSHER, 0, PATH_NONE,
 		 false);
 	return 0;
@@ -685,7 +690,7 @@ static __always_inline __u32 bio_path(struct bio *bio)
 		return w->path;
 	if (!w && !bpf_map_lookup_elem(&wb_ctx, &id))
 		return PATH_NONE;
-	owner = bio_owner(bio);
+	owner = bio_owner(bio, head_is_mask);
 	if (!owner)
 		return PATH_NONE;
 	return inode_path(owner, &dev);
@@ -717,6 +722,7 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	struct bhp_path_stats *ps;
 	__u32 dev, size, path;
 
+	FAULT_POINT(BHP_GROUP_BIO);
 	/* tp_btf hands a typed pointer: plain loads, each far cheaper than
 	 * a bpf_probe_read_kernel() call, on the hottest program we have */
 	if ((bio->bi_opf & 0xff) != REQ_OP_WRITE)

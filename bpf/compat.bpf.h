@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CO-RE helpers for the structures that changed between 6.1 and 6.18.
+ * CO-RE helpers for the structures that changed between 6.1 and 7.2.
  * vmlinux.h is generated from a 6.18 kernel; the ___flavour structs below
- * describe older layouts so that one object loads everywhere.
+ * describe older and newer layouts so that one object loads everywhere.
+ * Each names the kernel and the change that forced it; README.md's
+ * compatibility table says which kernel takes which.
  */
 #ifndef BHPROF_COMPAT_BPF_H
 #define BHPROF_COMPAT_BPF_H
@@ -11,17 +13,21 @@
 #include <bpf/bpf_core_read.h>
 #include "bhprof.h"
 
-/* folio->flags was a plain unsigned long before memdesc_flags_t (6.18). */
+/* folio->flags was a plain unsigned long until 6.17; 6.18 wrapped it in
+ * memdesc_flags_t ("mm: introduce memdesc_flags_t"). */
 struct folio___ulflags {
 	unsigned long flags;
 } __attribute__((preserve_access_index));
 
-/* 6.1 kept the order in its own byte; 6.6+ in the low byte of _flags_1. */
+/* 6.1 kept the order in its own byte, _folio_order; by 6.6 it had moved
+ * to the low byte of the first tail page's flags, _flags_1. */
 struct folio___v61 {
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
-/* 6.18 iomap_writepages() takes only the context, which carries the wbc. */
+/* 6.18 iomap_writepages() takes only the context, which now carries the
+ * inode and the wbc (the iomap writeback rework for fuse in 6.18); 7.2
+ * keeps that shape. Userspace reads the arity from BTF. */
 struct iomap_writepage_ctx___v618 {
 	struct inode *inode;
 	struct writeback_control *wbc;
@@ -50,29 +56,62 @@ static __always_inline __u32 folio_pages(struct folio *folio)
 }
 
 /*
+ * Up to 7.1 a tail page points to its head through compound_head, bit 0
+ * set. 7.2 renamed the field compound_info ("mm: rename the
+ * 'compound_head' field in the 'struct page' to 'compound_info'") and,
+ * with HugeTLB vmemmap optimisation and a power-of-two struct page, keeps
+ * there the mask that turns the tail's address into its head's ("mm:
+ * rework compound_head() for power-of-2 sizeof(struct page)"); userspace
+ * tells which encoding the running kernel uses (head_is_mask).
+ */
+struct page___v72 {
+	unsigned long compound_info;
+} __attribute__((preserve_access_index));
+
+struct page___v61 {
+	unsigned long compound_head;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct page *page_head(struct page *pg,
+					      bool head_is_mask)
+{
+	unsigned long info;
+
+	/* a union with lru: a plain load would be typed as a list_head * */
+	if (bpf_core_field_exists(((struct page___v72 *)0)->compound_info)) {
+		info = BPF_CORE_READ((struct page___v72 *)pg, compound_info);
+		if (!(info & 1))
+			return pg;
+		if (head_is_mask)
+			return (struct page *)((unsigned long)pg & info);
+		return (struct page *)(info - 1);
+	}
+	info = BPF_CORE_READ((struct page___v61 *)pg, compound_head);
+	return info & 1 ? (struct page *)(info - 1) : pg;
+}
+
+/*
  * The inode whose page cache holds the first page of a bio, or NULL for
  * anonymous, slab or driver memory (O_DIRECT user buffers, XFS log,
- * journal copies). Tail pages point to their head through compound_head.
- * A slab page keeps its kmem_cache where a page keeps its mapping, so a
- * mapping only counts if its host's i_mapping points back at it.
+ * journal copies). A slab page keeps its kmem_cache where a page keeps
+ * its mapping, so a mapping only counts if its host's i_mapping points
+ * back at it.
  */
-static __always_inline struct inode *bio_owner(struct bio *bio)
+static __always_inline struct inode *bio_owner(struct bio *bio,
+					       bool head_is_mask)
 {
 	/* bio is tp_btf's typed argument: plain loads down to the page */
 	struct bio_vec *bv = bio->bi_io_vec;
 	struct inode *host;
 	struct page *pg;
-	unsigned long head, mapping;
+	unsigned long mapping;
 
 	if (!bv)
 		return NULL;
 	pg = bv->bv_page;
 	if (!pg)
 		return NULL;
-	/* a union with lru: a plain load would be typed as a list_head * */
-	head = BPF_CORE_READ(pg, compound_head);
-	if (head & 1)
-		pg = (struct page *)(head - 1);
+	pg = page_head(pg, head_is_mask);
 	mapping = (unsigned long)BPF_CORE_READ(pg, mapping);
 	/* low bits tag anon, movable and KSM mappings */
 	if (!mapping || (mapping & 3))
@@ -100,5 +139,31 @@ static __always_inline struct file *fd_to_file(unsigned long fd)
 	bpf_probe_read_kernel(&file, sizeof(file), &fdt->fd[fd]);
 	return file;
 }
+
+/*
+ * Tests only (make faults): BHPROF_FAULT=group (enum bhp_group, or
+ * BHPROF_FAULT_ALL) makes a program of that probe group read a field no
+ * kernel has, so that its load fails the way a renamed field fails on a
+ * newer kernel. The shipped object has none of this.
+ */
+#define BHPROF_FAULT_ALL 99
+struct task_struct___bhprof_fault {
+	int bhprof_no_such_field;
+} __attribute__((preserve_access_index));
+
+#ifdef BHPROF_FAULT
+#define FAULT_POINT(group)                                                  \
+	do {                                                                \
+		struct task_struct___bhprof_fault *t =                      \
+			(void *)bpf_get_current_task();                     \
+		int v;                                                      \
+		if (BHPROF_FAULT == (group) ||                              \
+		    BHPROF_FAULT == BHPROF_FAULT_ALL)                       \
+			bpf_core_read(&v, sizeof(v),                        \
+				      &t->bhprof_no_such_field);            \
+	} while (0)
+#else
+#define FAULT_POINT(group) do { } while (0)
+#endif
 
 #endif /* BHPROF_COMPAT_BPF_H */

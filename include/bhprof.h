@@ -30,6 +30,18 @@ enum bhp_path {
 	PATH_NONE = 2,
 };
 
+/*
+ * Probe groups: each attaches, or fails, as a whole, so that a group
+ * never runs two flavours at once (which would count a call twice).
+ */
+enum bhp_group {
+	BHP_GROUP_WRITE = 0,	/* write calls */
+	BHP_GROUP_WB = 1,	/* writeback calls, pages and context */
+	BHP_GROUP_BH = 2,	/* buffer_head allocations */
+	BHP_GROUP_BIO = 3,	/* bios, always the block_bio_queue tracepoint */
+	BHP_NR_GROUPS = 4,
+};
+
 /* Histograms kept per path. */
 enum bhp_hist_kind {
 	HIST_WRITE_LAT = 0,	/* buffered write call latency, ns */

@@ -26,17 +26,6 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_BIO] = { "block_bio_queue" },
 };
 
-static const enum probe_group groups[NR_PROBES] = {
-	[PROBE_WRITE_BLKDEV] = GROUP_WRITE,
-	[PROBE_WRITE_IOMAP] = GROUP_WRITE,
-	[PROBE_WRITE_GENERIC] = GROUP_WRITE,
-	[PROBE_WB_BH] = GROUP_WB,
-	[PROBE_WB_IOMAP] = GROUP_WB,
-	[PROBE_WB_CTX] = GROUP_WB,
-	[PROBE_BH_ALLOC] = GROUP_BH,
-	[PROBE_BIO] = GROUP_BIO,
-};
-
 /* The syscalls that stand in for write calls and writeback passes. */
 static const char *const write_syscalls[] = {
 	"write", "pwrite64", "writev", "pwritev", "pwritev2",
@@ -47,11 +36,6 @@ static const char *const sync_fd_syscalls[] = {
 static const char *const sync_syscalls[] = { "sync", "msync" };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-enum probe_group probe_group_of(enum probe_id id)
-{
-	return groups[id];
-}
 
 bool caps_ok(void)
 {
@@ -156,12 +140,12 @@ static void resolve(struct attach_plan *p, const struct btf *btf,
 }
 
 static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
-			    enum probe_group g)
+			    enum bhp_group g)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
 		int bid, err;
 
-		if (groups[id] != g || p->absent[id])
+		if (probe_group_of(id) != g || p->absent[id])
 			continue;
 		bid = btf_func_id(btf, p->func[id]);
 		if (bid <= 0) {
@@ -180,10 +164,10 @@ static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
 	return true;
 }
 
-static bool group_present(const struct attach_plan *p, enum probe_group g)
+static bool group_present(const struct attach_plan *p, enum bhp_group g)
 {
 	for (int id = 0; id < NR_PROBES; id++)
-		if (groups[id] == g && !p->absent[id])
+		if (probe_group_of(id) == g && !p->absent[id])
 			return true;
 	return false;
 }
@@ -193,17 +177,13 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 	bool classic = tracefs_ensure() == 0;
 
 	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
-	p->tp_ok[GROUP_WRITE] = classic;
-	p->tp_ok[GROUP_WB] = classic &&
+	p->tp_ok[BHP_GROUP_WRITE] = classic;
+	p->tp_ok[BHP_GROUP_WB] = classic &&
 			     btf_has_tracepoint(btf, "writeback_single_inode") &&
 			     btf_has_tracepoint(btf, "wbc_writepage");
-	p->tp_ok[GROUP_BH] = btf_has_tracepoint(btf, "kmem_cache_alloc");
-	p->tp_ok[GROUP_BIO] = !p->absent[PROBE_BIO];
+	p->tp_ok[BHP_GROUP_BH] = btf_has_tracepoint(btf, "kmem_cache_alloc");
+	p->tp_ok[BHP_GROUP_BIO] = !p->absent[PROBE_BIO];
 }
-
-static const char *const group_names[NR_GROUPS] = {
-	"write", "writeback", "bh_alloc", "bio",
-};
 
 enum attach_mode select_mode(enum attach_mode request, bool present,
 			     bool fentry_ok, bool tp_ok, int *err)
@@ -230,13 +210,13 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 }
 
 static int choose(struct attach_plan *p, const struct btf *btf,
-		  enum probe_group g)
+		  enum bhp_group g)
 {
 	bool present = group_present(p, g), fentry_ok = false;
 	enum attach_mode r = p->request;
 	int err;
 
-	if (g == GROUP_BIO) {
+	if (g == BHP_GROUP_BIO) {
 		p->group_mode[g] = MODE_TRACEPOINT;
 		return 0;
 	}
@@ -248,7 +228,7 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
 	else if (err)
 		fprintf(stderr, "bhprof: no tracepoints for the %s probes on "
-			"this kernel (is tracefs available?)\n", group_names[g]);
+			"this kernel (is tracefs available?)\n", group_name(g));
 	return err;
 }
 
@@ -259,6 +239,7 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 	p->iomap_wp_wpc_only = btf_func_nr_params(btf, "iomap_writepages") == 1;
 	p->gpw_takes_file = btf_func_param0_is(btf, "generic_perform_write",
 					       "file");
+	p->head_is_mask = kernel_head_is_mask(btf);
 	p->bh_cs_lo = ksyms_addr(ks, "alloc_buffer_head", &p->bh_cs_hi);
 	if (!p->bh_cs_lo)
 		p->bh_cs_hi = 0;
@@ -275,7 +256,7 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	resolve(p, btf, ks);
 	plan_flags(p, btf, ks);
 	tracepoints_probe(p, btf);
-	for (int g = 0; g < NR_GROUPS && !err; g++)
+	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
 		err = choose(p, btf, g);
 	for (int id = 0; id < NR_PROBES; id++) {
 		info->probes[id].absent = p->absent[id];
@@ -292,15 +273,113 @@ static void autoload(struct bpf_program *prog, bool on)
 		bpf_program__set_autoload(prog, on);
 }
 
+/* The tracepoint stand-ins of each group, every variant. */
+static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
+		       enum bhp_group *g)
+{
+	const struct {
+		const struct bpf_program *prog;
+		enum bhp_group g;
+	} t[] = {
+		{ s->progs.tp_write_enter, BHP_GROUP_WRITE },
+		{ s->progs.tp_write_exit, BHP_GROUP_WRITE },
+		{ s->progs.tp_sync_fd_enter, BHP_GROUP_WB },
+		{ s->progs.tp_sync_enter, BHP_GROUP_WB },
+		{ s->progs.tp_sync_exit, BHP_GROUP_WB },
+		{ s->progs.tp_flush_enter, BHP_GROUP_WB },
+		{ s->progs.tp_flush_exit, BHP_GROUP_WB },
+		{ s->progs.tp_iomap_folio, BHP_GROUP_WB },
+		{ s->progs.tp_iomap_folio_new, BHP_GROUP_WB },
+		{ s->progs.tp_bh_folio, BHP_GROUP_WB },
+		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
+		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+		if (t[i].prog == prog) {
+			*g = t[i].g;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The group and flavour (fentry or kprobe) of a function probe's program. */
+static bool is_func_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
+			 enum bhp_group *g, enum attach_mode *m)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		struct progs pr = probe_progs(s, id);
+
+		*g = probe_group_of(id);
+		if (prog == pr.fe || (pr.fx && prog == pr.fx)) {
+			*m = MODE_FENTRY;
+			return true;
+		}
+		if (prog == pr.kp || (pr.kr && prog == pr.kr)) {
+			*m = MODE_KPROBE;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void group_lost(struct attach_plan *p, enum bhp_group g,
+		       const char *why)
+{
+	p->failed[g] = true;
+	p->group_mode[g] = MODE_NONE;
+	snprintf(p->fail_why[g], sizeof(p->fail_why[g]), "%s", why);
+}
+
+static void why_add(struct attach_plan *p, enum bhp_group g, const char *fmt,
+		    const char *a, const char *b)
+{
+	size_t n = strnlen(p->why[g], sizeof(p->why[g]));
+
+	snprintf(p->why[g] + n, sizeof(p->why[g]) - n, "%s", n ? "; " : "");
+	n = strnlen(p->why[g], sizeof(p->why[g]));
+	snprintf(p->why[g] + n, sizeof(p->why[g]) - n, fmt, a, b);
+}
+
+/*
+ * A program the kernel refused costs its flavour: fentry falls to
+ * kprobe, kprobe to the tracepoint stand-in, and a group with nothing
+ * left is lost. --attach MODE asked for one flavour: nothing to fall to.
+ */
+int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
+		       const struct bpf_program *prog, const char *why)
+{
+	enum attach_mode m = MODE_TRACEPOINT;
+	enum bhp_group g;
+
+	if (!is_tp_prog(s, prog, &g) && !is_func_prog(s, prog, &g, &m))
+		return -ENOENT;
+	if (p->request != MODE_AUTO || p->failed[g])
+		return -EINVAL;
+	why_add(p, g, "%s: %s", bpf_program__name(prog), why);
+	if (m == MODE_FENTRY) {
+		p->group_mode[g] = MODE_KPROBE;
+	} else if (m == MODE_KPROBE && p->tp_ok[g]) {
+		p->group_mode[g] = MODE_TRACEPOINT;
+	} else if (m == MODE_TRACEPOINT && p->group_mode[g] == MODE_KPROBE) {
+		/* a stand-in loaded behind kprobes: keep the kprobes */
+		p->tp_ok[g] = false;
+	} else {
+		group_lost(p, g, why);
+	}
+	return g;
+}
+
 static void autoload_tracepoints(struct attach_plan *p,
-				 struct bhprof_bpf *s, enum probe_group g)
+				 struct bhprof_bpf *s, enum bhp_group g)
 {
 	switch (g) {
-	case GROUP_WRITE:
+	case BHP_GROUP_WRITE:
 		autoload(s->progs.tp_write_enter, true);
 		autoload(s->progs.tp_write_exit, true);
 		break;
-	case GROUP_WB:
+	case BHP_GROUP_WB:
 		autoload(s->progs.tp_sync_fd_enter, true);
 		autoload(s->progs.tp_sync_enter, true);
 		autoload(s->progs.tp_sync_exit, true);
@@ -312,7 +391,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 				 true);
 		autoload(s->progs.tp_bh_folio, !p->absent[PROBE_WB_BH]);
 		break;
-	case GROUP_BH:
+	case BHP_GROUP_BH:
 		autoload(s->progs.tp_bh_alloc, true);
 		break;
 	default:
@@ -322,12 +401,13 @@ static void autoload_tracepoints(struct attach_plan *p,
 
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 {
-	autoload(s->progs.tp_bio_queue, true);
+	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
 	for (int id = 0; id < NR_PROBES; id++) {
-		enum attach_mode m = p->group_mode[groups[id]];
+		enum attach_mode m = p->group_mode[probe_group_of(id)];
 		struct progs pr = probe_progs(s, id);
 
-		if (p->absent[id] || id == PROBE_BIO)
+		if (p->absent[id] || id == PROBE_BIO ||
+		    p->failed[probe_group_of(id)])
 			continue;
 		if (m == MODE_FENTRY) {
 			autoload(pr.fe, true);
@@ -342,9 +422,11 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 			autoload(pr.kr, true);
 		}
 	}
-	for (int g = 0; g < NR_GROUPS; g++) {
+	for (int g = 0; g < BHP_NR_GROUPS; g++) {
 		enum attach_mode m = p->group_mode[g];
 
+		if (p->failed[g] || g == BHP_GROUP_BIO)
+			continue;
 		/* under auto, a kprobe group keeps its stand-in ready */
 		if (m == MODE_TRACEPOINT ||
 		    (m == MODE_KPROBE && p->request == MODE_AUTO && p->tp_ok[g]))
@@ -393,12 +475,12 @@ static int attach_prog(struct attach_plan *p, struct bpf_program *prog)
 }
 
 static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
-			      enum probe_group g)
+			      enum bhp_group g)
 {
 	int err = 0;
 
 	switch (g) {
-	case GROUP_WRITE:
+	case BHP_GROUP_WRITE:
 		err = attach_syscalls(p, s->progs.tp_write_enter, "enter",
 				      write_syscalls, ARRAY_LEN(write_syscalls));
 		if (!err)
@@ -406,7 +488,7 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 					      write_syscalls,
 					      ARRAY_LEN(write_syscalls));
 		break;
-	case GROUP_WB:
+	case BHP_GROUP_WB:
 		err = attach_syscalls(p, s->progs.tp_sync_fd_enter, "enter",
 				      sync_fd_syscalls,
 				      ARRAY_LEN(sync_fd_syscalls));
@@ -425,10 +507,10 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = err ?: attach_prog(p, s->progs.tp_iomap_folio_new);
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio);
 		break;
-	case GROUP_BH:
+	case BHP_GROUP_BH:
 		err = attach_prog(p, s->progs.tp_bh_alloc);
 		break;
-	case GROUP_BIO:
+	case BHP_GROUP_BIO:
 		err = attach_prog(p, s->progs.tp_bio_queue);
 		break;
 	default:
@@ -448,7 +530,7 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 
 /* every function of group g, entry and return, as fentry or kprobe */
 static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
-			    enum probe_group g, enum attach_mode m)
+			    enum bhp_group g, enum attach_mode m)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
 		struct progs pr = probe_progs(s, id);
@@ -457,7 +539,7 @@ static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
 		size_t n;
 		int err;
 
-		if (groups[id] != g || p->absent[id])
+		if (probe_group_of(id) != g || p->absent[id])
 			continue;
 		err = link_add(p, attach_one(entry, m, false, p->ksym[id]));
 		if (!err && ret)
@@ -525,8 +607,9 @@ static void links_destroy_parallel(struct attach_plan *p)
 	p->nr_links = 0;
 }
 
+/* Attaches group g in its flavour; on failure msg says why. */
 static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
-			enum probe_group g)
+			enum bhp_group g, char *msg, size_t len)
 {
 	int mark = p->nr_links, err;
 
@@ -534,7 +617,7 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 	case MODE_FENTRY:
 		err = attach_functions(p, s, g, MODE_FENTRY);
 		if (err)
-			fprintf(stderr, "bhprof: %s\n", p->why[g]);
+			snprintf(msg, len, "%s", p->why[g]);
 		return err;
 	case MODE_KPROBE:
 		err = attach_functions(p, s, g, MODE_KPROBE);
@@ -542,7 +625,7 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 			return 0;
 		links_truncate(p, mark);
 		if (p->request != MODE_AUTO || !p->tp_ok[g]) {
-			fprintf(stderr, "bhprof: %s\n", p->why[g]);
+			snprintf(msg, len, "%s", p->why[g]);
 			return err;
 		}
 		p->group_mode[g] = MODE_TRACEPOINT;
@@ -550,9 +633,8 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 	case MODE_TRACEPOINT:
 		err = attach_tracepoints(p, s, g);
 		if (err)
-			fprintf(stderr, "bhprof: cannot attach the %s "
-				"tracepoints: %s\n", group_names[g],
-				strerror(-err));
+			snprintf(msg, len, "cannot attach the %s tracepoints: %s",
+				 group_name(g), strerror(-err));
 		return err;
 	default:
 		return 0;
@@ -589,10 +671,14 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
 		struct probe_state *st = &info->probes[id];
-		enum probe_group g = groups[id];
+		enum bhp_group g = probe_group_of(id);
 
 		st->mode = p->absent[id] ? MODE_NONE : p->group_mode[g];
-		if (p->absent[id])
+		st->failed = !p->absent[id] && p->failed[g];
+		if (st->failed)
+			snprintf(st->detail, sizeof(st->detail), "%s",
+				 p->fail_why[g]);
+		else if (p->absent[id])
 			snprintf(st->detail, sizeof(st->detail),
 				 "not in this kernel");
 		else if (st->mode == MODE_TRACEPOINT)
@@ -609,20 +695,56 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 	}
 }
 
+/* Is any group that the kernel has still standing? */
+static bool any_group_left(const struct attach_plan *p)
+{
+	for (int g = 0; g < BHP_NR_GROUPS; g++)
+		if (group_present(p, g) && !p->failed[g])
+			return true;
+	return false;
+}
+
+/*
+ * Under --attach auto a group that will not attach is lost and the rest
+ * goes on; a forced mode is all or nothing.
+ */
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		       struct run_info *info)
 {
+	char msg[sizeof(p->fail_why[0])];
 	int err;
 
-	for (int g = 0; g < NR_GROUPS; g++) {
-		err = attach_group(p, s, g);
-		if (err) {
-			attach_plan_detach(p);
-			return err;
+	for (int g = 0; g < BHP_NR_GROUPS; g++) {
+		int mark = p->nr_links;
+
+		if (p->failed[g])
+			continue;
+		err = attach_group(p, s, g, msg, sizeof(msg));
+		if (!err)
+			continue;
+		if (p->request != MODE_AUTO) {
+			fprintf(stderr, "bhprof: %s\n", msg);
+			goto fail;
 		}
+		links_truncate(p, mark);
+		group_lost(p, g, msg);
+	}
+	if (!any_group_left(p)) {
+		int g = 0;
+
+		while (g < BHP_NR_GROUPS - 1 && !group_present(p, g))
+			g++;
+		fprintf(stderr, "bhprof: no probe group could be loaded or "
+			"attached on this kernel (%s: %s; -v shows libbpf's "
+			"log)\n", group_name(g), p->fail_why[g]);
+		err = -ENOENT;
+		goto fail;
 	}
 	fill_states(p, info);
 	return 0;
+fail:
+	attach_plan_detach(p);
+	return err;
 }
 
 void attach_plan_detach(struct attach_plan *p)

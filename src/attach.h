@@ -12,14 +12,6 @@
 #include <stdint.h>
 #include "snapshot.h"
 
-enum probe_group {
-	GROUP_WRITE,	/* write calls */
-	GROUP_WB,	/* writeback calls, pages and context */
-	GROUP_BH,	/* buffer_head allocations */
-	GROUP_BIO,	/* bios, always the block_bio_queue tracepoint */
-	NR_GROUPS,
-};
-
 #define MAX_LINKS 64
 
 struct bhprof_bpf;
@@ -28,22 +20,26 @@ struct bpf_link;
 struct attach_plan {
 	enum attach_mode request;
 	/* MODE_KPROBE here means "kprobe, else tracepoint" under auto */
-	enum attach_mode group_mode[NR_GROUPS];
-	bool tp_ok[NR_GROUPS];		/* tracepoint stand-ins exist */
+	enum attach_mode group_mode[BHP_NR_GROUPS];
+	bool tp_ok[BHP_NR_GROUPS];		/* tracepoint stand-ins exist */
 	bool absent[NR_PROBES];
 	char func[NR_PROBES][64];	/* BTF / source name */
 	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
-	char why[NR_GROUPS][160];	/* why a better flavour lost */
+	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost */
+	/* a group the kernel refused in every flavour tried: its figures
+	 * are missing from the run, the rest goes on */
+	bool failed[BHP_NR_GROUPS];
+	char fail_why[BHP_NR_GROUPS][224];
 	bool kernel_has_bh;
 	bool iomap_wp_wpc_only;
 	bool gpw_takes_file;
 	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
+	bool head_is_mask;		/* 7.2 compound_info as a mask */
 	uint64_t bh_cs_lo, bh_cs_hi;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 };
 
-enum probe_group probe_group_of(enum probe_id id);
 /* does this thread hold what loading BPF tracing programs takes? */
 bool caps_ok(void);
 
@@ -58,6 +54,12 @@ struct btf;
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 		     struct run_info *info, const struct btf *btf);
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *skel);
+struct bpf_program;
+/* After a failed load: the group of prog, the program the kernel refused,
+ * takes its next flavour, or is lost (under --attach auto). Returns the
+ * group, or a negative errno when the run cannot go on without it. */
+int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *skel,
+		       const struct bpf_program *prog, const char *why);
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 		       struct run_info *info);
 void attach_plan_detach(struct attach_plan *p);

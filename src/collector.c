@@ -27,9 +27,27 @@ struct collector {
 
 static bool verbose;
 
+/* libbpf's warnings during a load, to find the program it refused */
+static struct {
+	bool on;
+	size_t len;
+	char text[1 << 16];
+} load_log;
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
+	va_list copy;
+	size_t room = sizeof(load_log.text) - load_log.len;
+	int n;
+
+	if (load_log.on && level == LIBBPF_WARN && room > 1) {
+		va_copy(copy, args);
+		n = vsnprintf(load_log.text + load_log.len, room, fmt, copy);
+		va_end(copy);
+		if (n > 0)
+			load_log.len += (size_t)n < room ? (size_t)n : room - 1;
+	}
 	/* failed attaches are expected while falling back: quiet unless -v */
 	if (!verbose)
 		return 0;
@@ -84,6 +102,7 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->bh_cs_hi = p->bh_cs_hi;
 	r->iomap_wp_wpc_only = p->iomap_wp_wpc_only;
 	r->gpw_takes_file = p->gpw_takes_file;
+	r->head_is_mask = p->head_is_mask;
 	r->page_shift = 0;
 	while (page > 1) {
 		page >>= 1;
@@ -115,6 +134,129 @@ static struct btf *kernel_btf(void)
 	return libbpf_get_error(btf) ? NULL : btf;
 }
 
+/*
+ * The program libbpf refused, from its warnings: every one of them about
+ * a program starts "prog 'NAME': ", and the last is the failure.
+ */
+static struct bpf_program *refused_prog(struct bpf_object *obj)
+{
+	const char *at = NULL, *p = load_log.text;
+	char name[BPF_OBJ_NAME_LEN * 4];
+	size_t n;
+
+	while ((p = strstr(p, "prog '"))) {
+		at = p + 6;
+		p = at;
+	}
+	if (!at)
+		return NULL;
+	n = strcspn(at, "'");
+	if (n >= sizeof(name) || at[n] != '\'')
+		return NULL;
+	memcpy(name, at, n);
+	name[n] = 0;
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+/*
+ * The kernel's reason, short: the field CO-RE could not find ("failed to
+ * resolve CO-RE relocation <byte_off> [12] struct page.compound_head
+ * (0:1 @ offset 8)"), else the verifier's last word, else the error.
+ */
+static void refusal_reason(int err, char *buf, size_t len)
+{
+	static const char core[] = "failed to resolve CO-RE relocation ";
+	const char *p = strstr(load_log.text, core), *end, *spec;
+
+	if (p) {
+		p += sizeof(core) - 1;
+		spec = strstr(p, "] ");
+		spec = spec && spec < p + strcspn(p, "\n") ? spec + 2 : p;
+		end = strstr(spec, " (");
+		if (!end || end > spec + strcspn(spec, "\n"))
+			end = spec + strcspn(spec, "\n");
+		snprintf(buf, len, "CO-RE: no %.*s in this kernel's BTF",
+			 (int)(end - spec), spec);
+		return;
+	}
+	end = strstr(load_log.text, "-- END PROG LOAD LOG --");
+	if (end) {
+		const char *line = end;
+
+		/* back over the newline that ends the verifier's last line */
+		while (line > load_log.text && line[-1] == '\n')
+			line--;
+		end = line;
+		while (line > load_log.text && line[-1] != '\n')
+			line--;
+		if (end > line) {
+			snprintf(buf, len, "verifier: %.*s", (int)(end - line),
+				 line);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", strerror(-err));
+}
+
+/*
+ * Loads the object. A program the kernel refuses costs its flavour, then
+ * its group (attach_plan_demote), not the run: each try drops one
+ * flavour, so the loop ends.
+ */
+static int load_object(struct collector *c, const struct collector_opts *o)
+{
+	char why[200];
+	int err, g;
+
+	for (;;) {
+		c->skel = bhprof_bpf__open();
+		if (!c->skel) {
+			fprintf(stderr, "bhprof: failed to open the BPF object\n");
+			return -ENOMEM;
+		}
+		set_rodata(c, o);
+		attach_plan_autoload(&c->plan, c->skel);
+		load_log.len = 0;
+		load_log.text[0] = 0;
+		load_log.on = true;
+		err = bhprof_bpf__load(c->skel);
+		load_log.on = false;
+		if (!err)
+			return 0;
+		refusal_reason(err, why, sizeof(why));
+		g = -ENOENT;
+		if (refused_prog(c->skel->obj))
+			g = attach_plan_demote(&c->plan, c->skel,
+					       refused_prog(c->skel->obj), why);
+		if (g < 0) {
+			fprintf(stderr, "bhprof: failed to load the BPF "
+				"programs: %s%s\n", why,
+				verbose ? "" : " (-v shows the log)");
+			return err;
+		}
+		bhprof_bpf__destroy(c->skel);
+		c->skel = NULL;
+	}
+}
+
+/* One line per group lost: what is missing, and the kernel's reason. */
+static void report_lost(const struct run_info *info)
+{
+	bool said[BHP_NR_GROUPS] = {};
+
+	for (int id = 0; id < NR_PROBES; id++) {
+		const struct probe_state *ps = &info->probes[id];
+		enum bhp_group g = probe_group_of(id);
+
+		if (!ps->failed || said[g])
+			continue;
+		said[g] = true;
+		fprintf(stderr, "bhprof: lost the %s probes (%s): %s; their "
+			"figures are missing from this run\n", group_name(g),
+			ps->func, ps->detail);
+	}
+}
+
 int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out)
 {
@@ -136,23 +278,14 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	c->stats_fd = -1;
 	c->nr_cpus = libbpf_num_possible_cpus();
 	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist));
-	c->skel = bhprof_bpf__open();
-	if (!c->percpu || !c->skel) {
-		fprintf(stderr, "bhprof: failed to open the BPF object\n");
-		err = -ENOMEM;
+	if (!c->percpu)
 		goto fail;
-	}
 	err = attach_plan_make(&c->plan, o->mode, info, btf);
 	if (err)
 		goto fail;
-	set_rodata(c, o);
-	attach_plan_autoload(&c->plan, c->skel);
-	err = bhprof_bpf__load(c->skel);
-	if (err) {
-		fprintf(stderr, "bhprof: failed to load the BPF programs: %s%s\n",
-			strerror(-err), verbose ? "" : " (-v shows the log)");
+	err = load_object(c, o);
+	if (err)
 		goto fail;
-	}
 	err = fill_maps(c, o);
 	if (err) {
 		fprintf(stderr, "bhprof: failed to fill BPF maps: %s\n",
@@ -162,6 +295,7 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	err = attach_plan_attach(&c->plan, c->skel, info);
 	if (err)
 		goto fail;
+	report_lost(info);
 	/* as bpftop does: the kernel counts only while someone asks */
 	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	*out = c;

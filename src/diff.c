@@ -10,86 +10,23 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "metrics.h"
 #include "output.h"
 #include "priv.h"
-#include "report.h"
-
-enum unit { U_COUNT, U_BYTES, U_RATE, U_NS, U_RATIO };
-
-struct metric {
-	const char *key;	/* JSON */
-	const char *label;	/* text */
-	enum unit unit;
-	double (*get)(const struct path_summary *p);
-	bool whole;		/* an integer: JSON gets every digit */
-};
-
-#define GET(name, expr)                                                  \
-	static double name(const struct path_summary *p)                  \
-	{                                                                 \
-		return (double)(expr);                                    \
-	}
-
-GET(m_write_calls, p->c.write_calls)
-GET(m_write_bytes, p->c.write_bytes)
-GET(m_write_mbps, p->write_mbps)
-GET(m_lat_p50, p->write_lat.p50)
-GET(m_lat_p99, p->write_lat.p99)
-GET(m_lat_max, p->write_lat.max)
-GET(m_wb_pages, p->c.wb_pages)
-GET(m_bios, p->c.bio_count)
-GET(m_bio_mbps, p->bio_mbps)
-GET(m_bio_mean, p->mean_bio)
-GET(m_bio_p50, p->bio_size.p50)
-GET(m_bio_p99, p->bio_size.p99)
-GET(m_bh_alloc, p->c.bh_alloc)
-GET(m_bh_per_mib, p->bh_per_mib)
-
-static const struct metric metrics[] = {
-	{ "write_calls", "write calls", U_COUNT, m_write_calls, true },
-	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes, true },
-	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false },
-	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true },
-	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true },
-	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true },
-	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true },
-	{ "bio_count", "bios", U_COUNT, m_bios, true },
-	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false },
-	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false },
-	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true },
-	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true },
-	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true },
-	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false },
-};
-
-#define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
-
-static const char *fmt_val(char *buf, size_t len, enum unit u, double v)
-{
-	const char *sign = v < 0 ? "-" : "";
-	double a = fabs(v);
-	char t[32];
-
-	switch (u) {
-	case U_COUNT:
-		snprintf(buf, len, "%s%.0f", sign, a);
-		break;
-	case U_BYTES:
-		snprintf(buf, len, "%s%s", sign, fmt_bytes(t, sizeof(t), a));
-		break;
-	case U_NS:
-		snprintf(buf, len, "%s%s", sign, fmt_ns(t, sizeof(t), a));
-		break;
-	default:
-		snprintf(buf, len, "%.2f", v);
-	}
-	return buf;
-}
+#include "run.h"
 
 /* NAN when A is zero: no relative change from nothing. */
 static double rel_pct(double a, double b)
 {
 	return a != 0 ? (b - a) / fabs(a) * 100 : NAN;
+}
+
+/* Both runs must know a figure for a change to mean anything. */
+static bool both_known(const struct loaded_run *a, const struct loaded_run *b,
+		       unsigned int path, const struct metric *m)
+{
+	return figure_known(recfile_info(a->rec), path, m->fig) &&
+	       figure_known(recfile_info(b->rec), path, m->fig);
 }
 
 static void diff_text(FILE *f, const struct loaded_run *a,
@@ -103,21 +40,29 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		fprintf(f, "\n%-18s %14s %14s %14s %9s\n", path_name(p), "A", "B",
 			"B - A", "change");
-		for (size_t i = 0; i < NR_METRICS; i++) {
+		for (size_t i = 0; i < nr_metrics; i++) {
 			const struct metric *m = &metrics[i];
 			double va = m->get(&a->sum->path[p]);
 			double vb = m->get(&b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
-			fmt_val(d + 1, sizeof(d) - 1, m->unit, vb - va);
+			if (!m->key)
+				continue;
+			if (!both_known(a, b, p, m)) {
+				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
+					m->label, "failed", "failed", "-",
+					"n/a");
+				continue;
+			}
+			metric_fmt(d + 1, sizeof(d) - 1, m->unit, vb - va);
 			d[0] = vb > va ? '+' : ' ';
 			if (isnan(rp))
 				snprintf(r, sizeof(r), "%s", va == vb ? "0.0%" : "n/a");
 			else
 				snprintf(r, sizeof(r), "%+.1f%%", rp);
 			fprintf(f, "  %-16s %14s %14s %14s %9s\n", m->label,
-				fmt_val(x, sizeof(x), m->unit, va),
-				fmt_val(y, sizeof(y), m->unit, vb),
+				metric_fmt(x, sizeof(x), m->unit, va),
+				metric_fmt(y, sizeof(y), m->unit, vb),
 				d[0] == '+' ? d : d + 1, r);
 		}
 	}
@@ -151,14 +96,21 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 	json_obj_open(&j, "paths");
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		json_obj_open(&j, path_name(p));
-		for (size_t i = 0; i < NR_METRICS; i++) {
+		for (size_t i = 0; i < nr_metrics; i++) {
 			const struct metric *m = &metrics[i];
 			double va = m->get(&a->sum->path[p]);
 			double vb = m->get(&b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
+			if (!m->key)
+				continue;
 			json_obj_open(&j, m->key);
-			if (m->whole) {
+			if (!both_known(a, b, p, m)) {
+				json_null(&j, "a");
+				json_null(&j, "b");
+				json_null(&j, "abs");
+				json_null(&j, "rel_pct");
+			} else if (m->whole) {
 				json_u64(&j, "a", (uint64_t)va);
 				json_u64(&j, "b", (uint64_t)vb);
 				json_i64(&j, "abs", (int64_t)vb - (int64_t)va);
@@ -167,10 +119,10 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 				json_double(&j, "b", vb);
 				json_double(&j, "abs", vb - va);
 			}
-			if (isnan(rp))
-				json_null(&j, "rel_pct");
-			else
+			if (both_known(a, b, p, m) && !isnan(rp))
 				json_double(&j, "rel_pct", rp);
+			else if (both_known(a, b, p, m))
+				json_null(&j, "rel_pct");
 			json_obj_close(&j);
 		}
 		json_obj_close(&j);

@@ -3,7 +3,7 @@
 #ifndef BHPROF_HTML_H
 #define BHPROF_HTML_H
 
-#include "report.h"
+#include "run.h"
 
 /* Writes the page to f; the caller checks f for errors. */
 void html_page(FILE *f, const struct loaded_run *run);

@@ -225,3 +225,31 @@ int tracefs_ensure(void)
 		return -errno;
 	return 0;
 }
+
+/* Size of struct name in the kernel's BTF, or -1. */
+long btf_struct_size(const struct btf *btf, const char *name)
+{
+	int id;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	return id > 0 ? btf__resolve_size(btf, id) : -1;
+}
+
+/*
+ * 7.2 keeps in a tail page's compound_info either its head's address or,
+ * with HugeTLB vmemmap optimisation and a power-of-two struct page, a
+ * mask (include/linux/page-flags.h, compound_info_has_mask()). Without a
+ * readable config, struct vmemmap_remap_walk, private to
+ * mm/hugetlb_vmemmap.c, is in BTF exactly when that file was built.
+ */
+bool kernel_head_is_mask(const struct btf *btf)
+{
+	long size = btf_struct_size(btf, "page");
+	int hvo = kconfig_value("CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP");
+
+	if (hvo < 0)
+		hvo = btf_struct_size(btf, "vmemmap_remap_walk") > 0;
+	return hvo && size > 0 && !(size & (size - 1));
+}

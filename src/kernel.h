@@ -30,6 +30,9 @@ bool btf_func_param0_is(const struct btf *btf, const char *func,
 			const char *struct_name);
 bool btf_has_tracepoint(const struct btf *btf, const char *event);
 int btf_func_id(const struct btf *btf, const char *name);
+long btf_struct_size(const struct btf *btf, const char *name);
+/* does a tail page's compound_info hold a mask rather than a pointer? */
+bool kernel_head_is_mask(const struct btf *btf);
 
 /* mounts tracefs at /sys/kernel/tracing if nothing is there yet */
 int tracefs_ensure(void);

@@ -44,17 +44,6 @@ const char *fmt_dev(char *buf, size_t len, uint32_t dev)
 	return buf;
 }
 
-/* Writeback calls are invisible to tracepoints; a failed probe sees
- * nothing either. Absent means the path has no such function: zero. */
-static bool wb_calls_seen(const struct run_info *info, unsigned int path)
-{
-	const struct probe_state *ps =
-		&info->probes[path == PATH_BH ? PROBE_WB_BH : PROBE_WB_IOMAP];
-
-	return ps->absent || ps->mode == MODE_FENTRY ||
-	       ps->mode == MODE_KPROBE;
-}
-
 static void dist_json(struct json *j, const char *key, const struct dist *d)
 {
 	json_obj_open(j, key);
@@ -67,43 +56,72 @@ static void dist_json(struct json *j, const char *key, const struct dist *d)
 	json_obj_close(j);
 }
 
+/* A figure the run cannot know is null, never a zero that looks real. */
+static void u64_known(struct json *j, const char *key, uint64_t v, bool known)
+{
+	if (known)
+		json_u64(j, key, v);
+	else
+		json_null(j, key);
+}
+
+static void double_known(struct json *j, const char *key, double v,
+			 bool known)
+{
+	if (known)
+		json_double(j, key, v);
+	else
+		json_null(j, key);
+}
+
+static void dist_known(struct json *j, const char *key, const struct dist *d,
+		       bool known)
+{
+	if (known)
+		dist_json(j, key, d);
+	else
+		json_null(j, key);
+}
+
+static void write_json(struct json *j, const struct path_summary *p, bool k)
+{
+	json_obj_open(j, "write");
+	u64_known(j, "calls", p->c.write_calls, k);
+	u64_known(j, "bytes", p->c.write_bytes, k);
+	u64_known(j, "errors", p->c.write_errors, k);
+	double_known(j, "mb_per_s", p->write_mbps, k);
+	dist_known(j, "lat_ns", &p->write_lat, k);
+	json_obj_close(j);
+	json_obj_open(j, "direct");
+	u64_known(j, "calls", p->c.dio_calls, k);
+	u64_known(j, "bytes", p->c.dio_bytes, k);
+	dist_known(j, "lat_ns", &p->dio_lat, k);
+	json_obj_close(j);
+}
+
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path)
 {
-	bool wb_seen = wb_calls_seen(info, path);
+	bool wb_seen = figure_known(info, path, FIG_WB_CALLS);
+	bool bios = figure_known(info, path, FIG_PATH_BIOS);
+	bool bh = figure_known(info, path, FIG_BH);
 
 	json_obj_open(j, key);
-	json_obj_open(j, "write");
-	json_u64(j, "calls", p->c.write_calls);
-	json_u64(j, "bytes", p->c.write_bytes);
-	json_u64(j, "errors", p->c.write_errors);
-	json_double(j, "mb_per_s", p->write_mbps);
-	dist_json(j, "lat_ns", &p->write_lat);
-	json_obj_close(j);
-	json_obj_open(j, "direct");
-	json_u64(j, "calls", p->c.dio_calls);
-	json_u64(j, "bytes", p->c.dio_bytes);
-	dist_json(j, "lat_ns", &p->dio_lat);
-	json_obj_close(j);
+	write_json(j, p, figure_known(info, path, FIG_WRITE));
 	json_obj_open(j, "writeback");
-	if (wb_seen)
-		json_u64(j, "calls", p->c.wb_calls);
-	else
-		json_null(j, "calls");
-	json_u64(j, "pages", p->c.wb_pages);
-	if (wb_seen)
-		dist_json(j, "lat_ns", &p->wb_lat);
-	else
-		json_null(j, "lat_ns");
+	u64_known(j, "calls", p->c.wb_calls, wb_seen);
+	u64_known(j, "pages", p->c.wb_pages,
+		  figure_known(info, path, FIG_WB_PAGES));
+	dist_known(j, "lat_ns", &p->wb_lat, wb_seen);
 	json_obj_close(j);
 	json_obj_open(j, "bio");
-	json_u64(j, "count", p->c.bio_count);
-	json_u64(j, "bytes", p->c.bio_bytes);
-	json_double(j, "mb_per_s", p->bio_mbps);
-	dist_json(j, "size_bytes", &p->bio_size);
+	u64_known(j, "count", p->c.bio_count, bios);
+	u64_known(j, "bytes", p->c.bio_bytes, bios);
+	double_known(j, "mb_per_s", p->bio_mbps, bios);
+	dist_known(j, "size_bytes", &p->bio_size, bios);
 	json_obj_close(j);
-	json_u64(j, "bh_alloc", p->c.bh_alloc);
-	json_double(j, "bh_per_mib", p->bh_per_mib);
+	u64_known(j, "bh_alloc", p->c.bh_alloc, bh);
+	double_known(j, "bh_per_mib", p->bh_per_mib, bh);
 	json_obj_close(j);
 }
 
@@ -119,23 +137,18 @@ static void kernel_json(struct json *j, const struct run_info *info)
 	json_obj_close(j);
 }
 
-static const char *probe_mode_text(const struct probe_state *ps)
-{
-	return ps->absent ? "absent" : mode_name(ps->mode);
-}
-
 static void probes_json(struct json *j, const struct run_info *info)
 {
 	json_obj_open(j, "attach");
 	for (int i = 0; i < NR_PROBES; i++)
-		json_str(j, probe_name(i), probe_mode_text(&info->probes[i]));
+		json_str(j, probe_name(i), probe_state_text(&info->probes[i]));
 	json_obj_close(j);
 	json_arr_open(j, "probes");
 	for (int i = 0; i < NR_PROBES; i++) {
 		json_obj_open(j, NULL);
 		json_str(j, "name", probe_name(i));
 		json_str(j, "func", info->probes[i].func);
-		json_str(j, "mode", probe_mode_text(&info->probes[i]));
+		json_str(j, "mode", probe_state_text(&info->probes[i]));
 		json_str(j, "detail", info->probes[i].detail);
 		json_obj_close(j);
 	}
@@ -190,6 +203,9 @@ static void overhead_json(struct json *j, const struct summary *s)
 void summary_json_fields(struct json *j, const struct run_info *info,
 			 const struct summary *s)
 {
+	bool bh = figure_known(info, PATH_BH, FIG_BH_TOTAL);
+	bool bios = figure_known(info, PATH_BH, FIG_BIOS);
+
 	json_str(j, "bhprof_version", info->version);
 	kernel_json(j, info);
 	probes_json(j, info);
@@ -199,42 +215,63 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_json(j, path_name(p), &s->path[p], info, p);
 	json_obj_close(j);
-	json_u64(j, "bh_alloc_total", s->glob.bh_alloc_total);
-	json_u64(j, "bh_alloc_unattributed", s->glob.bh_alloc_none);
+	u64_known(j, "bh_alloc_total", s->glob.bh_alloc_total, bh);
+	u64_known(j, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
 	json_obj_open(j, "bio_total");
-	json_u64(j, "count", s->glob.bio_count);
-	json_u64(j, "bytes", s->glob.bio_bytes);
+	u64_known(j, "count", s->glob.bio_count, bios);
+	u64_known(j, "bytes", s->glob.bio_bytes, bios);
 	json_obj_close(j);
 	json_u64(j, "lost", s->glob.ctx_lost);
 	overhead_json(j, s);
-	devices_json(j, s);
+	if (bios)
+		devices_json(j, s);
+	else
+		json_null(j, "devices");
 }
 
 /* ---- text ---- */
 
 #define ROW "%-24s %18s %18s\n"
 
-static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b)
+/* Rows of a figure the run cannot know read "failed" (its probe group
+ * was lost), never a zero that looks real. */
+static bool row_known(FILE *f, const char *label, bool known)
+{
+	if (!known)
+		fprintf(f, ROW, label, "failed", "failed");
+	return known;
+}
+
+static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b,
+		    bool known)
 {
 	char x[32], y[32];
 
+	if (!row_known(f, label, known))
+		return;
 	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
 	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
 	fprintf(f, ROW, label, x, y);
 }
 
-static void row_bytes(FILE *f, const char *label, double a, double b)
+static void row_bytes(FILE *f, const char *label, double a, double b,
+		      bool known)
 {
 	char x[32], y[32];
 
+	if (!row_known(f, label, known))
+		return;
 	fprintf(f, ROW, label, fmt_bytes(x, sizeof(x), a),
 		fmt_bytes(y, sizeof(y), b));
 }
 
-static void row_double(FILE *f, const char *label, double a, double b)
+static void row_double(FILE *f, const char *label, double a, double b,
+		       bool known)
 {
 	char x[32], y[32];
 
+	if (!row_known(f, label, known))
+		return;
 	snprintf(x, sizeof(x), "%.2f", a);
 	snprintf(y, sizeof(y), "%.2f", b);
 	fprintf(f, ROW, label, x, y);
@@ -323,46 +360,54 @@ static void header_text(FILE *f, const struct run_info *info,
 	fprintf(f, "attach:");
 	for (int i = 0; i < NR_PROBES; i++)
 		fprintf(f, " %s=%s", probe_name(i),
-			probe_mode_text(&info->probes[i]));
+			probe_state_text(&info->probes[i]));
 	fprintf(f, "\n\n" ROW, "", "bh", "iomap");
 }
 
-void summary_text(FILE *f, const struct run_info *info,
-		  const struct summary *s)
+static void write_rows(FILE *f, const struct path_summary *a,
+		       const struct path_summary *b, bool k)
 {
-	const struct path_summary *a = &s->path[PATH_BH], *b = &s->path[PATH_IOMAP];
-	bool wa = wb_calls_seen(info, PATH_BH), wi = wb_calls_seen(info, PATH_IOMAP);
-
-	header_text(f, info, s);
-	row_u64(f, "write calls", a->c.write_calls, b->c.write_calls);
-	row_bytes(f, "write bytes", a->c.write_bytes, b->c.write_bytes);
+	row_u64(f, "write calls", a->c.write_calls, b->c.write_calls, k);
+	row_bytes(f, "write bytes", a->c.write_bytes, b->c.write_bytes, k);
 	/* buffered and O_DIRECT together: what the writers achieved */
-	row_double(f, "written MiB/s", a->write_mbps, b->write_mbps);
-	lat_rows(f, "write lat", &a->write_lat, &b->write_lat, true, true);
+	row_double(f, "written MiB/s", a->write_mbps, b->write_mbps, k);
+	if (k)
+		lat_rows(f, "write lat", &a->write_lat, &b->write_lat, true,
+			 true);
 	/* the O_DIRECT block only where there was O_DIRECT */
 	if (a->c.dio_calls || b->c.dio_calls) {
-		row_u64(f, "direct calls", a->c.dio_calls, b->c.dio_calls);
-		row_bytes(f, "direct bytes", a->c.dio_bytes, b->c.dio_bytes);
+		row_u64(f, "direct calls", a->c.dio_calls, b->c.dio_calls, k);
+		row_bytes(f, "direct bytes", a->c.dio_bytes, b->c.dio_bytes, k);
 		lat_rows(f, "direct lat", &a->dio_lat, &b->dio_lat, true, true);
 	}
 	if (a->c.write_errors || b->c.write_errors)
-		row_u64(f, "write errors", a->c.write_errors, b->c.write_errors);
-	if (wa || wi)
-		row_u64(f, "writeback calls", a->c.wb_calls, b->c.wb_calls);
-	row_u64(f, "writeback pages", a->c.wb_pages, b->c.wb_pages);
-	if (wa || wi)
-		lat_rows(f, "writeback lat", &a->wb_lat, &b->wb_lat, wa, wi);
-	row_u64(f, "bios", a->c.bio_count, b->c.bio_count);
-	row_bytes(f, "bio bytes", a->c.bio_bytes, b->c.bio_bytes);
-	row_bytes(f, "bio size p50", a->bio_size.p50, b->bio_size.p50);
-	row_bytes(f, "bio size p99", a->bio_size.p99, b->bio_size.p99);
-	row_bytes(f, "bio size max", a->bio_size.max, b->bio_size.max);
-	row_u64(f, "bh allocations", a->c.bh_alloc, b->c.bh_alloc);
-	row_double(f, "bh per MiB", a->bh_per_mib, b->bh_per_mib);
-	fprintf(f, "\nbh allocations: %llu in all, %llu outside any path\n",
-		(unsigned long long)s->glob.bh_alloc_total,
-		(unsigned long long)s->glob.bh_alloc_none);
-	if (!wa && !wi)
+		row_u64(f, "write errors", a->c.write_errors,
+			b->c.write_errors, k);
+}
+
+static void bio_rows(FILE *f, const struct path_summary *a,
+		     const struct path_summary *b, bool k)
+{
+	row_u64(f, "bios", a->c.bio_count, b->c.bio_count, k);
+	row_bytes(f, "bio bytes", a->c.bio_bytes, b->c.bio_bytes, k);
+	row_bytes(f, "bio size p50", a->bio_size.p50, b->bio_size.p50, k);
+	row_bytes(f, "bio size p99", a->bio_size.p99, b->bio_size.p99, k);
+	row_bytes(f, "bio size max", a->bio_size.max, b->bio_size.max, k);
+}
+
+static void footer_text(FILE *f, const struct run_info *info,
+			const struct summary *s, bool wb_seen)
+{
+	char lost[64];
+
+	if (figure_known(info, PATH_BH, FIG_BH_TOTAL))
+		fprintf(f, "\nbh allocations: %llu in all, %llu outside any "
+			"path\n", (unsigned long long)s->glob.bh_alloc_total,
+			(unsigned long long)s->glob.bh_alloc_none);
+	if (*lost_groups_text(info, lost, sizeof(lost)))
+		fprintf(f, "lost probe groups: %s (their figures read "
+			"'failed'; bhprof probe says why)\n", lost);
+	if (!wb_seen && figure_known(info, PATH_BH, FIG_WB_PAGES))
 		fprintf(f, "writeback calls and latency: not visible to "
 			"tracepoints (see README)\n");
 	if (s->self_runs)
@@ -373,7 +418,61 @@ void summary_text(FILE *f, const struct run_info *info,
 	if (s->glob.ctx_lost)
 		fprintf(f, "lost: %llu events not attributed (context map full)\n",
 			(unsigned long long)s->glob.ctx_lost);
-	size_hist_text(f, &a->hist[HIST_BIO_SIZE], "bh");
-	size_hist_text(f, &b->hist[HIST_BIO_SIZE], "iomap");
-	devices_text(f, s);
+}
+
+void summary_text(FILE *f, const struct run_info *info,
+		  const struct summary *s)
+{
+	const struct path_summary *a = &s->path[PATH_BH], *b = &s->path[PATH_IOMAP];
+	bool wa = figure_known(info, PATH_BH, FIG_WB_CALLS);
+	bool wi = figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
+	bool bios = figure_known(info, PATH_BH, FIG_PATH_BIOS);
+	bool bh = figure_known(info, PATH_BH, FIG_BH);
+
+	header_text(f, info, s);
+	write_rows(f, a, b, figure_known(info, PATH_BH, FIG_WRITE));
+	if (wa || wi)
+		row_u64(f, "writeback calls", a->c.wb_calls, b->c.wb_calls,
+			true);
+	row_u64(f, "writeback pages", a->c.wb_pages, b->c.wb_pages,
+		figure_known(info, PATH_BH, FIG_WB_PAGES));
+	if (wa || wi)
+		lat_rows(f, "writeback lat", &a->wb_lat, &b->wb_lat, wa, wi);
+	bio_rows(f, a, b, bios);
+	row_u64(f, "bh allocations", a->c.bh_alloc, b->c.bh_alloc, bh);
+	row_double(f, "bh per MiB", a->bh_per_mib, b->bh_per_mib, bh);
+	footer_text(f, info, s, wa || wi);
+	if (bios) {
+		size_hist_text(f, &a->hist[HIST_BIO_SIZE], "bh");
+		size_hist_text(f, &b->hist[HIST_BIO_SIZE], "iomap");
+	}
+	if (figure_known(info, PATH_BH, FIG_BIOS))
+		devices_text(f, s);
+}
+
+void markup_esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			/* XML 1.0 has no place for other control characters */
+			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+				fputc(*s, f);
+		}
+	}
 }

@@ -15,12 +15,9 @@ static void probe_usage(FILE *f)
 "Print the kernel release, BTF, CONFIG_BUFFER_HEAD and, for each logical\n"
 "probe, the function it resolved to and the attach mode it gets (found\n"
 "by really attaching), or why none. A function the kernel does not have\n"
-"(block_write_full_folio without buffer heads) is 'absent', not an error.\n");
-}
-
-static const char *state_text(const struct probe_state *p)
-{
-	return p->absent ? "absent" : mode_name(p->mode);
+"(block_write_full_folio without buffer heads) is 'absent', not an error;\n"
+"a probe group the kernel refused in every flavour is 'failed', with the\n"
+"kernel's reason, and the others still run.\n");
 }
 
 static void probe_print_json(const struct run_info *info, bool attached)
@@ -44,7 +41,7 @@ static void probe_print_json(const struct run_info *info, bool attached)
 		json_obj_open(&j, NULL);
 		json_str(&j, "name", probe_name(i));
 		json_str(&j, "func", info->probes[i].func);
-		json_str(&j, "mode", state_text(&info->probes[i]));
+		json_str(&j, "mode", probe_state_text(&info->probes[i]));
 		json_str(&j, "detail", info->probes[i].detail);
 		json_obj_close(&j);
 	}
@@ -64,7 +61,7 @@ static void probe_print_text(const struct run_info *info)
 	       "DETAIL");
 	for (int i = 0; i < NR_PROBES; i++)
 		printf("%-16s %-26s %-11s %s\n", probe_name(i),
-		       info->probes[i].func, state_text(&info->probes[i]),
+		       info->probes[i].func, probe_state_text(&info->probes[i]),
 		       info->probes[i].detail);
 }
 

@@ -238,6 +238,9 @@ static void dec_probe(struct rd *c, struct probe_state *probes)
 		case P_ABSENT:
 			ps.absent = rd_varint(&b) != 0;
 			break;
+		case P_FAILED:
+			ps.failed = rd_varint(&b) != 0;
+			break;
 		case P_FUNC:
 			rd_str(&b, ps.func, sizeof(ps.func));
 			break;

@@ -34,7 +34,7 @@ enum {
 };
 
 /* ... of a probe, inside M_PROBE */
-enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME };
+enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME, P_FAILED };
 
 /* ... of a device name, inside M_DEV_NAME and E_DEV_NAME */
 enum { D_DEV = 1, D_NAME };

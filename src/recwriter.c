@@ -281,6 +281,9 @@ static void enc_probe(struct buf *b, struct buf *sub, unsigned int id,
 	put_str_sec(sub, P_NAME, probe_name(id), 64);
 	put_u64_sec(sub, P_MODE, ps->mode);
 	put_u64_sec(sub, P_ABSENT, ps->absent);
+	/* only when set: older readers skip the tag, and see mode none */
+	if (ps->failed)
+		put_u64_sec(sub, P_FAILED, 1);
 	put_str_sec(sub, P_FUNC, ps->func, sizeof(ps->func));
 	put_str_sec(sub, P_DETAIL, ps->detail, sizeof(ps->detail));
 	put_section(b, M_PROBE, sub);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <string.h>
 #include "snapshot.h"
 
@@ -21,9 +22,106 @@ static const char *const mode_names[] = {
 	[MODE_AUTO] = "auto",
 };
 
+static const enum bhp_group groups[NR_PROBES] = {
+	[PROBE_WRITE_BLKDEV] = BHP_GROUP_WRITE,
+	[PROBE_WRITE_IOMAP] = BHP_GROUP_WRITE,
+	[PROBE_WRITE_GENERIC] = BHP_GROUP_WRITE,
+	[PROBE_WB_BH] = BHP_GROUP_WB,
+	[PROBE_WB_IOMAP] = BHP_GROUP_WB,
+	[PROBE_WB_CTX] = BHP_GROUP_WB,
+	[PROBE_BH_ALLOC] = BHP_GROUP_BH,
+	[PROBE_BIO] = BHP_GROUP_BIO,
+};
+
+static const char *const group_names[BHP_NR_GROUPS] = {
+	[BHP_GROUP_WRITE] = "write",
+	[BHP_GROUP_WB] = "writeback",
+	[BHP_GROUP_BH] = "bh_alloc",
+	[BHP_GROUP_BIO] = "bio",
+};
+
 const char *probe_name(enum probe_id id)
 {
 	return id < NR_PROBES ? probe_names[id] : "?";
+}
+
+enum bhp_group probe_group_of(enum probe_id id)
+{
+	return groups[id];
+}
+
+const char *group_name(enum bhp_group g)
+{
+	return g < BHP_NR_GROUPS ? group_names[g] : "?";
+}
+
+const char *probe_state_text(const struct probe_state *ps)
+{
+	if (ps->absent)
+		return "absent";
+	return ps->failed ? "failed" : mode_name(ps->mode);
+}
+
+static bool group_failed(const struct run_info *info, enum bhp_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++)
+		if (groups[id] == g && info->probes[id].failed)
+			return true;
+	return false;
+}
+
+/* Writeback calls are invisible to tracepoints. Absent means the path
+ * has no such function: its zero is real. */
+static bool wb_calls_seen(const struct run_info *info, unsigned int path)
+{
+	const struct probe_state *ps =
+		&info->probes[path == PATH_BH ? PROBE_WB_BH : PROBE_WB_IOMAP];
+
+	if (ps->absent)
+		return true;
+	return ps->mode == MODE_FENTRY || ps->mode == MODE_KPROBE;
+}
+
+bool figure_known(const struct run_info *info, unsigned int path,
+		  enum figure f)
+{
+	switch (f) {
+	case FIG_WRITE:
+		return !group_failed(info, BHP_GROUP_WRITE);
+	case FIG_WB_CALLS:
+		return !group_failed(info, BHP_GROUP_WB) &&
+		       wb_calls_seen(info, path);
+	case FIG_WB_PAGES:
+		return !group_failed(info, BHP_GROUP_WB);
+	case FIG_PATH_BIOS:
+		/* a bio or a buffer_head takes its path from the write or
+		 * writeback context of the thread that makes it */
+		return !group_failed(info, BHP_GROUP_BIO) &&
+		       !group_failed(info, BHP_GROUP_WB) &&
+		       !group_failed(info, BHP_GROUP_WRITE);
+	case FIG_BIOS:
+		return !group_failed(info, BHP_GROUP_BIO);
+	case FIG_BH:
+		return !group_failed(info, BHP_GROUP_BH) &&
+		       !group_failed(info, BHP_GROUP_WB) &&
+		       !group_failed(info, BHP_GROUP_WRITE);
+	case FIG_BH_TOTAL:
+		return !group_failed(info, BHP_GROUP_BH);
+	}
+	return false;
+}
+
+const char *lost_groups_text(const struct run_info *info, char *buf,
+			     size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int g = 0; g < BHP_NR_GROUPS && n < len; g++)
+		if (group_failed(info, g))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      group_names[g]);
+	return buf;
 }
 
 const char *mode_name(enum attach_mode m)

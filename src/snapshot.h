@@ -56,6 +56,8 @@ enum attach_mode {
 struct probe_state {
 	enum attach_mode mode;
 	bool absent;		/* the kernel has no such function */
+	bool failed;		/* present, but its group could not be loaded
+				 * or attached: detail says why */
 	char func[64];		/* name resolved on this kernel */
 	char detail[256];	/* why absent / failed, or the tracepoint used */
 };
@@ -80,6 +82,30 @@ struct run_info {
 };
 
 const char *probe_name(enum probe_id id);
+enum bhp_group probe_group_of(enum probe_id id);
+/* "absent", "failed" or the attach mode's name */
+const char *probe_state_text(const struct probe_state *ps);
+
+/*
+ * What a run's figures rest on. A figure whose probe group failed is
+ * unknown, never zero; stat, report, diff, top and gate ask here.
+ */
+enum figure {
+	FIG_WRITE,	/* write and O_DIRECT calls, bytes, latency */
+	FIG_WB_CALLS,	/* writeback calls and latency (not in tracepoints) */
+	FIG_WB_PAGES,	/* pages written back */
+	FIG_PATH_BIOS,	/* bios per path: needs the contexts as well */
+	FIG_BIOS,	/* bios per device and in all */
+	FIG_BH,		/* buffer_head allocations per path: contexts too */
+	FIG_BH_TOTAL,	/* buffer_head allocations in all */
+};
+
+bool figure_known(const struct run_info *info, unsigned int path,
+		  enum figure f);
+/* the groups lost in a run, as "bio, bh_alloc" ("" if none) */
+const char *lost_groups_text(const struct run_info *info, char *buf,
+			     size_t len);
+const char *group_name(enum bhp_group g);
 const char *mode_name(enum attach_mode m);
 int mode_parse(const char *s, enum attach_mode *m);
 const char *path_name(unsigned int path);

@@ -119,7 +119,7 @@ static const char *probe_marker(enum probe_id id, const struct probe_state *ps)
 {
 	if (ps->absent)
 		return "";
-	if (ps->mode == MODE_NONE)
+	if (ps->failed || ps->mode == MODE_NONE)
 		return "!";
 	if (ps->mode == MODE_TRACEPOINT && id != PROBE_BIO)
 		return "~";
@@ -130,6 +130,8 @@ static const char *probe_mode(const struct probe_state *ps)
 {
 	if (ps->absent)
 		return "absent";
+	if (ps->failed)
+		return "failed";
 	switch (ps->mode) {
 	case MODE_FENTRY:
 		return "fentry";
@@ -414,15 +416,22 @@ static void row_lat3(const struct tui *t, const struct tui_layout *l, int y,
 	}
 }
 
-/* Writeback calls are invisible to tracepoints; absent means the path
- * has no such function, which is a true zero. */
 static bool wb_seen(const struct tui *t, unsigned int path)
 {
-	const struct probe_state *ps = &t->info->probes
-		[path == PATH_BH ? PROBE_WB_BH : PROBE_WB_IOMAP];
+	return figure_known(t->info, path, FIG_WB_CALLS);
+}
 
-	return ps->absent || ps->mode == MODE_FENTRY ||
-	       ps->mode == MODE_KPROBE;
+/* A row whose probe group was lost reads "failed", never a real-looking
+ * zero; true if it drew that row. */
+static bool row_lost(const struct tui *t, const struct tui_layout *l, int y,
+		     const char *label, enum figure f)
+{
+	char v[NR_PATHS][32] = { "failed", "failed" };
+
+	if (figure_known(t->info, PATH_BH, f))
+		return false;
+	row_pair(t, l, y, label, v, -1);
+	return true;
 }
 
 static void bio_label(const struct tui *t, char *buf, size_t len,
@@ -485,23 +494,13 @@ static void rows_bh(const struct tui *t, const struct tui_layout *l, int *y)
 		 pick(a->bh_per_mib, b->bh_per_mib, LOWER, both));
 }
 
-/* metric rows: compact, full, or full with a blank row between groups */
-enum shape { COMPACT, FULL, ROOMY };
-
-static int draw_metrics(const struct tui *t, const struct tui_layout *l,
-			int y, enum shape shape)
+static int rows_write_lat(const struct tui *t, const struct tui_layout *l,
+			  int y, bool full)
 {
-	bool full = shape != COMPACT;
-	int gap = shape == ROOMY;
-	const struct path_summary *a = &t->win.path[0], *b = &t->win.path[1];
-	const struct dist *wl[NR_PATHS] = { &a->write_lat, &b->write_lat };
-	const struct dist *wb[NR_PATHS] = { &a->wb_lat, &b->wb_lat };
+	const struct dist *wl[NR_PATHS] = { &t->win.path[0].write_lat,
+					    &t->win.path[1].write_lat };
 	const bool all[NR_PATHS] = { true, true };
-	const bool wbs[NR_PATHS] = { wb_seen(t, 0), wb_seen(t, 1) };
 
-	row_num(t, l, y++, "write calls/s", a->write_calls_ps,
-		b->write_calls_ps, HIGHER);
-	row_mib(t, l, y++, "write MiB/s", a->write_mbps, b->write_mbps);
 	if (full) {
 		row_lat(t, l, y++, "write lat p50", wl,
 			offsetof(struct dist, p50), all);
@@ -512,18 +511,50 @@ static int draw_metrics(const struct tui *t, const struct tui_layout *l,
 	} else {
 		row_lat3(t, l, y++, wl);
 	}
-	y += gap;
+	return y;
+}
+
+/* metric rows: compact, full, or full with a blank row between groups */
+enum shape { COMPACT, FULL, ROOMY };
+
+static int draw_metrics(const struct tui *t, const struct tui_layout *l,
+			int y, enum shape shape)
+{
+	bool full = shape != COMPACT;
+	int gap = shape == ROOMY;
+	const struct path_summary *a = &t->win.path[0], *b = &t->win.path[1];
+	const struct dist *wb[NR_PATHS] = { &a->wb_lat, &b->wb_lat };
+	const bool wbs[NR_PATHS] = { wb_seen(t, 0), wb_seen(t, 1) };
+
+	if (row_lost(t, l, y, "write calls/s", FIG_WRITE)) {
+		y += 1 + gap;
+	} else {
+		row_num(t, l, y++, "write calls/s", a->write_calls_ps,
+			b->write_calls_ps, HIGHER);
+		row_mib(t, l, y++, "write MiB/s", a->write_mbps,
+			b->write_mbps);
+		y = rows_write_lat(t, l, y, full) + gap;
+	}
 	/* n/a twice says nothing a short screen has room for */
 	if (full || wbs[0] || wbs[1])
 		row_lat(t, l, y++, "writeback p99", wb,
 			offsetof(struct dist, p99), wbs);
-	row_num(t, l, y++, "pages/s", a->pages_ps, b->pages_ps, HIGHER);
+	if (!row_lost(t, l, y++, "pages/s", FIG_WB_PAGES))
+		row_num(t, l, y - 1, "pages/s", a->pages_ps, b->pages_ps,
+			HIGHER);
 	y += gap;
-	rows_bio(t, l, &y, full);
+	if (row_lost(t, l, y, "bios/s", FIG_PATH_BIOS))
+		y++;
+	else
+		rows_bio(t, l, &y, full);
 	y += gap;
-	rows_bh(t, l, &y);
+	if (row_lost(t, l, y, "bh allocs/s", FIG_BH))
+		y++;
+	else
+		rows_bh(t, l, &y);
 	return y + gap;
 }
+
 
 static double ring_max(const struct tui_ring *r, const double *v,
 		       unsigned int w)
@@ -600,7 +631,7 @@ static const char *const help_lines[] = {
 	"highlighted: the better value of a pair",
 	"columns: the last interval; panel: since the last reset",
 	"attach  ~ approximated by a tracepoint",
-	"        ! not attached   absent: not in this kernel",
+	"        ! not attached or failed   absent: not in this kernel",
 	"",
 	"any key closes this help",
 };
