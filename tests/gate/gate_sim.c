@@ -143,7 +143,7 @@ static int write_run(const char *path, const struct shape *sh, bool cand)
 	memset(&s, 0, sizeof(s));
 	fill_info(&in, sh->tracepoint);
 	unlink(path);
-	if (recwriter_open(path, &w))
+	if (recwriter_open(path, 0, &w))
 		return -1;
 	recwriter_begin(w, &in);
 	for (unsigned int i = 0; i <= INTERVALS; i++) {
