@@ -225,7 +225,7 @@ int cmd_diff(int argc, char **argv)
 		if (j.fd[i] < 0)
 			goto out;
 	}
-	ret = priv_run_dropped(diff_job, &j);
+	ret = priv_run_dropped(diff_job, &j) ? 1 : 0;
 out:
 	for (int i = 0; i < 2; i++)
 		if (j.fd[i] >= 0)

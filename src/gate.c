@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include "commands.h"
 #include "gate.h"
+#include "outfile.h"
+#include "priv.h"
 
 #define MAX_RUNS 256
 
@@ -42,6 +44,9 @@ struct gate_opts {
 	double alpha;
 	bool json, ktap;
 	const char *junit;
+	unsigned int oflags;	/* --force */
+	/* opened with root, read and parsed without (priv_run_dropped) */
+	int base_fd[MAX_RUNS], cand_fd[MAX_RUNS];
 };
 
 static void gate_usage(FILE *f)
@@ -49,7 +54,7 @@ static void gate_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof gate --baseline A.bhp [A2.bhp ...] --candidate B.bhp [B2.bhp ...]\n"
 "                   [--rule RULE ...] [--rules FILE] [--alpha 0.05]\n"
-"                   [--json | --ktap] [--junit OUT.xml]\n"
+"                   [--json | --ktap] [--junit OUT.xml [--force]]\n"
 "\n"
 "Judge whether the candidate recordings (a kernel under test) regress on\n"
 "the baseline recordings, rule by rule. Each recording is one sample (its\n"
@@ -71,6 +76,9 @@ static void gate_usage(FILE *f)
 "  --json               one JSON object instead of the table\n"
 "  --ktap               KTAP (kselftest, KUnit) instead of the table\n"
 "  --junit OUT.xml      also write a JUnit XML report, one testcase a rule\n"
+"                       (written whole, then renamed into place; never\n"
+"                       through a symbolic link, never over a file)\n"
+"  --force              let --junit replace an existing OUT.xml\n"
 "\n"
 "PATH: bh, iomap, or any (both as one: what comparing a kernel with\n"
 "buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
@@ -170,6 +178,8 @@ static int parse_one(struct gate_opts *o, int argc, char **argv, int *i)
 		return o->json = true, 0;
 	if (!strcmp(a, "--ktap"))
 		return o->ktap = true, 0;
+	if (!strcmp(a, "--force"))
+		return o->oflags |= OUTFILE_FORCE, 0;
 	if ((v = opt_value(argc, argv, i, "--rule")))
 		return *v ? add_rule(o, v) : bad("%s needs a rule", a);
 	if ((v = opt_value(argc, argv, i, "--rules")))
@@ -204,16 +214,33 @@ static int parse_gate_args(int argc, char **argv, struct gate_opts *o)
 }
 
 static int load_side(struct side *s, const char *name, const char **files,
-		     size_t n)
+		     const int *fds, size_t n)
 {
 	s->name = name;
 	s->runs = calloc(n, sizeof(*s->runs));
 	if (!s->runs)
 		return -1;
 	for (; s->n < n; s->n++)
-		if (run_load(&s->runs[s->n], files[s->n], 0))
+		if (run_load_fd(&s->runs[s->n], files[s->n], fds[s->n], 0))
 			return -1;
 	return 0;
+}
+
+static int open_side(const char **files, int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = run_open(files[i]);
+		if (fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void close_side(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 static void free_side(struct side *s)
@@ -405,48 +432,23 @@ static int judge_all(struct gate *g, struct gate_opts *o)
 	return 0;
 }
 
-static int write_junit(const struct gate *g, const char *path)
-{
-	char tmp[4096];
-	FILE *f;
-	int fd;
+struct gate_job {
+	struct gate_opts *o;
+	FILE *junit;		/* the outfile's, or NULL */
+};
 
-	/* a whole file or none: written aside, then renamed into place */
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -1;
-	fd = mkstemp(tmp);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		fprintf(stderr, "bhprof gate: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	gate_junit(f, g);
-	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
-		fprintf(stderr, "bhprof gate: %s: %s\n", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-int cmd_gate(int argc, char **argv)
+/* Everything that touches the recordings: run without root. 0, 1 (a
+ * regression) or 2, the exit status of gate. */
+static int gate_job(void *arg)
 {
-	struct gate_opts *o = calloc(1, sizeof(*o));
+	const struct gate_job *job = arg;
+	struct gate_opts *o = job->o;
 	struct gate g = {};
 	int rc = 2;
 
-	if (!o)
-		return 2;
-	switch (parse_gate_args(argc, argv, o)) {
-	case 1:
-		rc = 0;
-		/* fall through */
-	case -1:
-		goto out;
-	}
 	g.alpha = o->alpha;
-	if (load_side(&g.base, "baseline", o->base, o->nr_base) ||
-	    load_side(&g.cand, "candidate", o->cand, o->nr_cand) ||
+	if (load_side(&g.base, "baseline", o->base, o->base_fd, o->nr_base) ||
+	    load_side(&g.cand, "candidate", o->cand, o->cand_fd, o->nr_cand) ||
 	    judge_all(&g, o))
 		goto out;
 	if (o->json)
@@ -455,8 +457,13 @@ int cmd_gate(int argc, char **argv)
 		gate_ktap(stdout, &g);
 	else
 		gate_text(stdout, &g);
-	if (o->junit && write_junit(&g, o->junit))
-		goto out;
+	if (job->junit) {
+		gate_junit(job->junit, &g);
+		if (fflush(job->junit) == EOF || ferror(job->junit)) {
+			fprintf(stderr, "bhprof gate: %s: write failed\n", o->junit);
+			goto out;
+		}
+	}
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "bhprof gate: writing the verdicts failed\n");
 		goto out;
@@ -470,6 +477,51 @@ out:
 	free(g.j);
 	free_side(&g.base);
 	free_side(&g.cand);
+	return rc;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+	struct gate_opts *o = calloc(1, sizeof(*o));
+	struct gate_job job = { o, NULL };
+	struct outfile *of = NULL;
+	int rc = 2;
+
+	if (!o)
+		return 2;
+	switch (parse_gate_args(argc, argv, o)) {
+	case 1:
+		rc = 0;
+		/* fall through */
+	case -1:
+		goto out;
+	}
+	memset(o->base_fd, -1, sizeof(o->base_fd));
+	memset(o->cand_fd, -1, sizeof(o->cand_fd));
+	/* a JUnit path that cannot be written fails before any work */
+	if (o->junit && outfile_open(o->junit, o->oflags, &of))
+		goto close;
+	if (of)
+		job.junit = outfile_fp(of);
+	if (open_side(o->base, o->base_fd, o->nr_base) ||
+	    open_side(o->cand, o->cand_fd, o->nr_cand))
+		goto close;
+	rc = priv_run_dropped(gate_job, &job);
+	if (rc < 0)
+		rc = 2;
+	if (of) {
+		/* both free it */
+		if (rc == 2)
+			outfile_abort(of);
+		else if (outfile_commit(of))
+			rc = 2;
+		of = NULL;
+	}
+close:
+	outfile_abort(of);
+	close_side(o->base_fd, o->nr_base);
+	close_side(o->cand_fd, o->nr_cand);
+out:
 	free(o);
 	return rc;
 }

@@ -223,7 +223,7 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "bhprof: fork: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
 	if (pid == 0) {
 		drop_target(&uid, &gid, &who);
@@ -231,7 +231,7 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 		if (err) {
 			fprintf(stderr, "bhprof: giving up root failed: %s\n",
 				strerror(-err));
-			_exit(1);
+			_exit(PRIV_RUN_FAILED);
 		}
 		status = fn(arg);
 		fflush(NULL);
@@ -239,7 +239,7 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return 1;
+			return -1;
 	if (WIFSIGNALED(status)) {
 		status = WTERMSIG(status);
 		/* a closed pipe or ^C ends us the same way, as it did */
@@ -250,9 +250,10 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 		}
 		fprintf(stderr, "bhprof: reading the input failed: %s\n",
 			strsignal(status));
-		return 1;
+		return -1;
 	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : PRIV_RUN_FAILED;
+	return status == PRIV_RUN_FAILED ? -1 : status;
 }
 
 void priv_cmd_prepare(struct priv_cmd *c, bool keep_root)

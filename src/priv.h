@@ -47,12 +47,14 @@ enum priv_level {
 int priv_drop(int (*works)(void *arg), void *arg, bool verbose);
 
 /*
- * For short commands that parse outside input (report, diff): runs fn in
- * a child that has given up everything, as priv_drop's target, and
- * returns its exit status; a child killed by a signal is one error line
- * and 1. Files fn reads or writes must be open before. Without root or
- * capabilities to give up, fn runs in this process.
+ * For short commands that parse outside input (report, diff, gate): runs
+ * fn in a child that has given up everything, as priv_drop's target, and
+ * returns what fn returned (0 to 124). -1 if fn could not run or its
+ * child was killed, after one error line. Files fn reads or writes must
+ * be open before. Without root or capabilities to give up, fn runs in
+ * this process.
  */
+#define PRIV_RUN_FAILED 125
 int priv_run_dropped(int (*fn)(void *arg), void *arg);
 
 /* The identity a command run under bhprof (-- CMD) takes. */

@@ -3,8 +3,6 @@
  * bhprof report: a recording read back as the summary 'stat' prints,
  * plus the time series, as text, JSON, CSV or one HTML page.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,7 +436,7 @@ int cmd_report(int argc, char **argv)
 	if (of)
 		j.out = outfile_fp(of);
 	j.fd = run_open(a.file);
-	err = j.fd < 0 ? 1 : priv_run_dropped(report_job, &j);
+	err = j.fd < 0 ? 1 : priv_run_dropped(report_job, &j) ? 1 : 0;
 	if (j.fd >= 0)
 		close(j.fd);
 	if (!of)

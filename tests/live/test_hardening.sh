@@ -123,6 +123,27 @@ check "the old page is kept" [ "$(sum "$UD/run.html")" = "$H" ]
 check "root: report --csv -o writes the time series" \
 	[ "$(head -c 4 "$D/run.csv")" = "t_s," ]
 
+# gate --junit: the same rules
+"$BHPROF" record -o "$D/cand.bhp" --duration 0.3 -d "$DEV" 2>/dev/null
+gate_junit() { # gate_junit OUT RUNNER...
+	local out=$1
+	shift
+	# five of each: the fewest the gate judges
+	"$@" gate --baseline "$REC" "$REC" "$REC" "$REC" "$REC" \
+		--candidate "$D/cand.bhp" "$D/cand.bhp" "$D/cand.bhp" \
+		"$D/cand.bhp" "$D/cand.bhp" --junit "$out"
+}
+check "root: gate --junit LINK refused with one line" \
+	refused "symbolic link" gate_junit "$D/evil.bhp" "$BHPROF"
+gate_junit "$UD/g.xml" sudo_bhprof >/dev/null 2>&1
+check "sudo: gate --junit belongs to the user" \
+	[ "$(stat -c %u:%g "$UD/g.xml" 2>/dev/null)" = "$UID_U:$GID_U" ]
+G=$(sum "$UD/g.xml")
+check "root: gate --junit EXISTING refused with one line" \
+	refused "exists: not overwritten" gate_junit "$UD/g.xml" "$BHPROF"
+check "the old JUnit report is kept" [ "$(sum "$UD/g.xml")" = "$G" ]
+check "the link's target is still untouched after gate" [ "$(sum "$WORK/victim.txt")" = "$V" ]
+
 # never half a file: sample the name while report rewrites it, 20 times;
 # every size seen must be the finished one
 partial_never_seen() { # partial_never_seen OUT REPORT-ARGS-NAMING-OUT...
@@ -231,11 +252,14 @@ check "root: and nothing of it is left running" [ -z "$(pgrep -f "^sleep 61.$$\$
 
 # ---- report reads and parses without root: a FIFO keeps its parser
 # waiting in read() long enough to look at it
-parser_dropped() { # parser_dropped LABEL WANT-UID RUNNER...
-	local label=$1 want=$2 fifo=$WORK/rec-$1.fifo pid child i
-	shift 2
+parser_dropped() { # parser_dropped LABEL WANT-UID CMD RUNNER...
+	local label=$1 want=$2 cmd=$3 fifo=$WORK/rec-$1-$3.fifo pid child i
+	shift 3
 	mkfifo -m 644 "$fifo"
-	"$@" report "$fifo" >/dev/null 2>"$WORK/fifo.err" &
+	case $cmd in
+	report) "$@" report "$fifo" >/dev/null 2>"$WORK/fifo.err" & ;;
+	gate) "$@" gate --baseline "$fifo" --candidate "$REC" >/dev/null 2>"$WORK/fifo.err" & ;;
+	esac
 	pid=$!
 	exec 3>"$fifo"
 	printf '\211BHPROF\n' >&3
@@ -249,17 +273,20 @@ parser_dropped() { # parser_dropped LABEL WANT-UID RUNNER...
 		sleep 0.1
 	done
 	if [ -n "$child" ]; then
-		dropped "$child" "$want" "$label report's parser"
+		dropped "$child" "$want" "$label $cmd's parser"
 	else
 		bad "$label: no report process without root reads the FIFO"
 	fi
 	exec 3>&-
 	wait $pid
-	check "$label: report of a cut-off FIFO fails with one line" \
-		[ $? = 1 -a "$(wc -l <"$WORK/fifo.err")" = 1 ]
+	rc=$?
+	check "$label: $cmd of a cut-off FIFO fails with one line (rc $rc)" \
+		[ $rc != 0 -a $rc -lt 128 -a "$(wc -l <"$WORK/fifo.err")" = 1 ]
 }
-parser_dropped root 65534 "$BHPROF"
-parser_dropped sudo "$UID_U" sudo_bhprof
+parser_dropped root 65534 report "$BHPROF"
+parser_dropped sudo "$UID_U" report sudo_bhprof
+parser_dropped root 65534 gate "$BHPROF"
+parser_dropped sudo "$UID_U" gate sudo_bhprof
 
 # ---- record files that claim huge sizes
 cc -O1 -I"$REPO/include" -I"$REPO/src" \
