@@ -160,7 +160,7 @@ $(OUTPUT)/fault-%/bhprof.skel.h: $(OUTPUT)/fault-%/bhprof.bpf.o
 $(OUTPUT)/fault-%/attach.o: src/attach.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
 	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
 $(OUTPUT)/fault-%/collector.o: src/collector.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
-	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
+	$(CC) -I$(@D) $(CFLAGS) -DBHPROF_FAULT -c $< -o $@
 
 $(OUTPUT)/fault-%/bhprof: $(OUTPUT)/fault-%/attach.o $(OUTPUT)/fault-%/collector.o $(filter-out $(SKEL_USERS),$(OBJS))
 	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
