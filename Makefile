@@ -6,9 +6,16 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= cc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+# The one place the version is kept; debian/changelog must agree.
+VERSION := $(shell cat VERSION 2>/dev/null)
+ifeq ($(VERSION),)
+$(error no VERSION file)
+endif
 
 INCLUDES := -Iinclude -Ivmlinux -I$(OUTPUT)
+# CFLAGS, CPPFLAGS and LDFLAGS may come from the environment
+# (dpkg-buildflags' hardening under debian/rules); the flags bhprof needs
+# are appended. They reach the host compiler only, never clang -target bpf.
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
 	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
@@ -39,10 +46,15 @@ $(SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name bhprof_bpf > $@
 
 $(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+$(OUTPUT)/facts.o: VERSION
+
+# libmicrohttpd-dev or any other library added to LIBS must also go into
+# debian/control's Build-Depends (runtime dependencies come from
+# dh_shlibdeps).
 bhprof: $(OBJS)
-	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # The QEMU guests have no shared libraries: they need this one.
 static: $(OUTPUT)/bhprof-static
@@ -60,6 +72,29 @@ PREFIX ?= /usr/local
 install: bhprof
 	install -D -m 0755 bhprof $(DESTDIR)$(PREFIX)/sbin/bhprof
 	install -D -m 0644 man/bhprof.8 $(DESTDIR)$(PREFIX)/share/man/man8/bhprof.8
+	install -D -m 0644 completion/bhprof.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhprof
+
+# bhprof-VERSION.tar.gz of the tracked files (with uncommitted changes to
+# them) in git; outside git, of this tree less what the build made.
+DISTDIR ?= .
+DIST := bhprof-$(VERSION)
+.PHONY: dist
+dist:
+	@if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		tree=$$(git stash create) && \
+		git archive --format=tar.gz --prefix=$(DIST)/ \
+			-o $(DISTDIR)/$(DIST).tar.gz $${tree:-HEAD}; \
+	else \
+		tar -czf $(DISTDIR)/$(DIST).tar.gz --exclude=./.git \
+			--exclude=./$(OUTPUT) --exclude=./bhprof \
+			--exclude='./bhprof-*.tar.gz' --exclude=./tests/vm/build \
+			--exclude=./debian/bhprof --exclude=./debian/.debhelper \
+			--exclude=./debian/files --exclude='./debian/*.substvars' \
+			--exclude=./debian/debhelper-build-stamp \
+			--transform='s,^\.,$(DIST),' . ; \
+	fi
+	@echo $(DISTDIR)/$(DIST).tar.gz
 
 deps:
 	./tests/install-deps.sh
@@ -72,14 +107,19 @@ clean:
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 $(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/harness.h $(LIB_OBJS)
-	$(CC) $(CFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) $(LIB_OBJS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) \
+		$(LIB_OBJS) $(LIBS) -o $@
 
 unit: $(OUTPUT)/unit_tests
 	$(OUTPUT)/unit_tests
 
 LIVE_TESTS := $(sort $(wildcard tests/live/test_*.sh))
-live: bhprof faults
+live: bhprof faults $(OUTPUT)/gate_sim
 	@rc=0; for t in $(LIVE_TESTS); do echo "== $$t"; bash $$t || rc=1; done; exit $$rc
+
+# the gate on synthetic recordings: shifts caught, A/A false-alarm rates
+$(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
+	$(CC) $(CFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
 
 # libFuzzer on the record reader, bounded; the corpus lives in tests/fuzz
 FUZZ_SECS ?= 60
@@ -93,7 +133,7 @@ fuzz: $(OUTPUT)/fuzz_recfile
 
 # figures, not pass/fail: file bytes per hour, report and diff of 24 h
 $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
-	$(CC) $(CFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
 
 bench: $(OUTPUT)/bench_recfile bhprof
 	$(OUTPUT)/bench_recfile 24
@@ -137,11 +177,11 @@ gate-demo: static
 
 # Every suite ends with "N passed, N failed"; run-suites.sh adds them up
 # and fails on a suite that dies before its tally.
-CHECK_SUITES := "$(OUTPUT)/unit_tests" \
+CHECK_SUITES := "$(OUTPUT)/unit_tests" "$(OUTPUT)/gate_sim" \
 	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
 	"tests/fuzz/run.sh $(OUTPUT)/fuzz_recfile $(FUZZ_SECS)" \
 	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh" \
 	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/test_gate_demo.sh"
 
-check: bhprof static faults $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile
+check: bhprof static faults $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile $(OUTPUT)/gate_sim
 	./tests/run-suites.sh $(CHECK_SUITES)

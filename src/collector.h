@@ -33,5 +33,7 @@ struct btf;
 /* Kernel facts alone (release, BTF, CONFIG_BUFFER_HEAD), no BPF; btf is
  * the kernel's, or NULL where it has none. */
 void kernel_facts(struct run_info *info, const struct btf *btf);
+/* bhprof's version, from the top-level VERSION file */
+extern const char bhprof_version[];
 
 #endif /* BHPROF_COLLECTOR_H */

@@ -9,81 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "metrics.h"
 #include "output.h"
-#include "report.h"
-
-enum unit { U_COUNT, U_BYTES, U_RATE, U_NS, U_RATIO };
-
-struct metric {
-	const char *key;	/* JSON */
-	const char *label;	/* text */
-	enum unit unit;
-	double (*get)(const struct path_summary *p);
-	bool whole;		/* an integer: JSON gets every digit */
-	enum figure fig;	/* what it rests on: unknown if that failed */
-};
-
-#define GET(name, expr)                                                  \
-	static double name(const struct path_summary *p)                  \
-	{                                                                 \
-		return (double)(expr);                                    \
-	}
-
-GET(m_write_calls, p->c.write_calls)
-GET(m_write_bytes, p->c.write_bytes)
-GET(m_write_mbps, p->write_mbps)
-GET(m_lat_p50, p->write_lat.p50)
-GET(m_lat_p99, p->write_lat.p99)
-GET(m_lat_max, p->write_lat.max)
-GET(m_wb_pages, p->c.wb_pages)
-GET(m_bios, p->c.bio_count)
-GET(m_bio_mbps, p->bio_mbps)
-GET(m_bio_mean, p->mean_bio)
-GET(m_bio_p50, p->bio_size.p50)
-GET(m_bio_p99, p->bio_size.p99)
-GET(m_bh_alloc, p->c.bh_alloc)
-GET(m_bh_per_mib, p->bh_per_mib)
-
-static const struct metric metrics[] = {
-	{ "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE },
-	{ "write_bytes", "write bytes", U_BYTES, m_write_bytes, true, FIG_WRITE },
-	{ "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false, FIG_WRITE },
-	{ "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true, FIG_WRITE },
-	{ "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true, FIG_WRITE },
-	{ "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true, FIG_WRITE },
-	{ "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true, FIG_WB_PAGES },
-	{ "bio_count", "bios", U_COUNT, m_bios, true, FIG_PATH_BIOS },
-	{ "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false, FIG_PATH_BIOS },
-	{ "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false, FIG_PATH_BIOS },
-	{ "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true, FIG_PATH_BIOS },
-	{ "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true, FIG_PATH_BIOS },
-	{ "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true, FIG_BH },
-	{ "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false, FIG_BH },
-};
-
-#define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
-
-static const char *fmt_val(char *buf, size_t len, enum unit u, double v)
-{
-	const char *sign = v < 0 ? "-" : "";
-	double a = fabs(v);
-	char t[32];
-
-	switch (u) {
-	case U_COUNT:
-		snprintf(buf, len, "%s%.0f", sign, a);
-		break;
-	case U_BYTES:
-		snprintf(buf, len, "%s%s", sign, fmt_bytes(t, sizeof(t), a));
-		break;
-	case U_NS:
-		snprintf(buf, len, "%s%s", sign, fmt_ns(t, sizeof(t), a));
-		break;
-	default:
-		snprintf(buf, len, "%.2f", v);
-	}
-	return buf;
-}
+#include "run.h"
 
 /* NAN when A is zero: no relative change from nothing. */
 static double rel_pct(double a, double b)
@@ -110,27 +38,29 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		fprintf(f, "\n%-18s %14s %14s %14s %9s\n", path_name(p), "A", "B",
 			"B - A", "change");
-		for (size_t i = 0; i < NR_METRICS; i++) {
+		for (size_t i = 0; i < nr_metrics; i++) {
 			const struct metric *m = &metrics[i];
 			double va = m->get(&a->sum->path[p]);
 			double vb = m->get(&b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
+			if (!m->key)
+				continue;
 			if (!both_known(a, b, p, m)) {
 				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
 					m->label, "failed", "failed", "-",
 					"n/a");
 				continue;
 			}
-			fmt_val(d + 1, sizeof(d) - 1, m->unit, vb - va);
+			metric_fmt(d + 1, sizeof(d) - 1, m->unit, vb - va);
 			d[0] = vb > va ? '+' : ' ';
 			if (isnan(rp))
 				snprintf(r, sizeof(r), "%s", va == vb ? "0.0%" : "n/a");
 			else
 				snprintf(r, sizeof(r), "%+.1f%%", rp);
 			fprintf(f, "  %-16s %14s %14s %14s %9s\n", m->label,
-				fmt_val(x, sizeof(x), m->unit, va),
-				fmt_val(y, sizeof(y), m->unit, vb),
+				metric_fmt(x, sizeof(x), m->unit, va),
+				metric_fmt(y, sizeof(y), m->unit, vb),
 				d[0] == '+' ? d : d + 1, r);
 		}
 	}
@@ -164,12 +94,14 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 	json_obj_open(&j, "paths");
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		json_obj_open(&j, path_name(p));
-		for (size_t i = 0; i < NR_METRICS; i++) {
+		for (size_t i = 0; i < nr_metrics; i++) {
 			const struct metric *m = &metrics[i];
 			double va = m->get(&a->sum->path[p]);
 			double vb = m->get(&b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
+			if (!m->key)
+				continue;
 			json_obj_open(&j, m->key);
 			if (!both_known(a, b, p, m)) {
 				json_null(&j, "a");

@@ -8,9 +8,11 @@
 #include "collector.h"
 #include "kernel.h"
 
+/* the VERSION file's, passed by the Makefile: the one place it is kept */
 #ifndef BHPROF_VERSION
-#define BHPROF_VERSION "0.1"
+#error "BHPROF_VERSION is not set: build with make"
 #endif
+const char bhprof_version[] = BHPROF_VERSION;
 
 /*
  * CONFIG_BUFFER_HEAD only exists since 6.6; before that buffer heads are
@@ -33,7 +35,7 @@ void kernel_facts(struct run_info *info, const struct btf *btf)
 	struct timespec ts;
 	struct utsname u;
 
-	snprintf(info->version, sizeof(info->version), "%s", BHPROF_VERSION);
+	snprintf(info->version, sizeof(info->version), "%s", bhprof_version);
 	uname(&u);
 	snprintf(info->release, sizeof(info->release), "%s", u.release);
 	snprintf(info->hostname, sizeof(info->hostname), "%s", u.nodename);

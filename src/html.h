@@ -3,7 +3,7 @@
 #ifndef BHPROF_HTML_H
 #define BHPROF_HTML_H
 
-#include "report.h"
+#include "run.h"
 
 /* Writes the page to out; 0, or -1 after one error line on stderr. */
 int html_write(const struct loaded_run *run, const char *out);

@@ -5,11 +5,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "collector.h"
 #include "commands.h"
-
-#ifndef BHPROF_VERSION
-#define BHPROF_VERSION "0.1"
-#endif
 
 struct cmd {
 	const char *name;
@@ -23,6 +20,7 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "record snapshots to a file" },
 	{ "report", cmd_report, "summarise a recorded file" },
 	{ "diff", cmd_diff, "compare two recorded files" },
+	{ "gate", cmd_gate, "judge candidate recordings against a baseline (CI)" },
 	{ "probe", cmd_probe, "show what this kernel lets bhprof attach" },
 };
 
@@ -67,7 +65,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (argc >= 2 && !strcmp(argv[1], "--version")) {
-			printf("bhprof %s\n", BHPROF_VERSION);
+			printf("bhprof %s\n", bhprof_version);
 			return 0;
 		}
 		/* "bhprof -i 2" is "bhprof top -i 2" */

@@ -13,7 +13,7 @@
 #include "devices.h"
 #include "output.h"
 #include "recfile.h"
-#include "report.h"
+#include "run.h"
 #include "runloop.h"
 
 /* A final read this close to the previous one is noise, not an interval. */

@@ -26,18 +26,16 @@ double bh_per_mib(uint64_t bh_alloc, uint64_t written, uint64_t bio_bytes)
 	return mib > 0 ? (double)bh_alloc / mib : 0;
 }
 
-static void path_summarize(const struct snapshot *d, unsigned int p,
-			   double secs, struct path_summary *ps)
+/* Everything of a path summary that follows from its counters and
+ * histograms. */
+static void path_derive(struct path_summary *ps, double secs)
 {
-	const struct bhp_path_stats *c = &d->paths[p];
+	const struct bhp_path_stats *c = &ps->c;
 
-	ps->c = *c;
-	for (unsigned int k = 0; k < NR_HIST_KINDS; k++)
-		ps->hist[k] = d->hists[HIST_ID(p, k)];
-	dist_of(&d->hists[HIST_ID(p, HIST_WRITE_LAT)], &ps->write_lat, EST_MID);
-	dist_of(&d->hists[HIST_ID(p, HIST_DIO_LAT)], &ps->dio_lat, EST_MID);
-	dist_of(&d->hists[HIST_ID(p, HIST_WB_LAT)], &ps->wb_lat, EST_MID);
-	dist_of(&d->hists[HIST_ID(p, HIST_BIO_SIZE)], &ps->bio_size, EST_LOW);
+	dist_of(&ps->hist[HIST_WRITE_LAT], &ps->write_lat, EST_MID);
+	dist_of(&ps->hist[HIST_DIO_LAT], &ps->dio_lat, EST_MID);
+	dist_of(&ps->hist[HIST_WB_LAT], &ps->wb_lat, EST_MID);
+	dist_of(&ps->hist[HIST_BIO_SIZE], &ps->bio_size, EST_LOW);
 	ps->write_mbps = mib_per_sec(c->write_bytes + c->dio_bytes, secs);
 	ps->bio_mbps = mib_per_sec(c->bio_bytes, secs);
 	ps->write_calls_ps = per_sec(c->write_calls + c->dio_calls, secs);
@@ -47,6 +45,29 @@ static void path_summarize(const struct snapshot *d, unsigned int p,
 	ps->bh_per_mib = bh_per_mib(c->bh_alloc, c->write_bytes + c->dio_bytes,
 				    c->bio_bytes);
 	ps->mean_bio = c->bio_count ? (double)c->bio_bytes / c->bio_count : 0;
+}
+
+static void path_summarize(const struct snapshot *d, unsigned int p,
+			   double secs, struct path_summary *ps)
+{
+	ps->c = d->paths[p];
+	for (unsigned int k = 0; k < NR_HIST_KINDS; k++)
+		ps->hist[k] = d->hists[HIST_ID(p, k)];
+	path_derive(ps, secs);
+}
+
+void path_merge(const struct path_summary *a, const struct path_summary *b,
+		double secs, struct path_summary *out)
+{
+	const uint64_t *x = (const uint64_t *)&a->c, *y = (const uint64_t *)&b->c;
+	uint64_t *o = (uint64_t *)&out->c;
+
+	for (size_t i = 0; i < sizeof(out->c) / sizeof(uint64_t); i++)
+		o[i] = x[i] + y[i];
+	for (unsigned int k = 0; k < NR_HIST_KINDS; k++)
+		for (unsigned int i = 0; i < HIST_BUCKETS; i++)
+			out->hist[k].b[i] = a->hist[k].b[i] + b->hist[k].b[i];
+	path_derive(out, secs);
 }
 
 uint64_t log2_percentile(const uint64_t *slots, double p)

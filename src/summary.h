@@ -48,6 +48,12 @@ struct summary {
 	struct dev_summary devs[MAX_SNAP_DEVS];
 };
 
+/* Both paths as one: the workload's figures whatever path carried them
+ * (a block device moves from bh to iomap without buffer heads). out may
+ * not be a or b. */
+void path_merge(const struct path_summary *a, const struct path_summary *b,
+		double secs, struct path_summary *out);
+
 /* Summary of the window (a, b]; a may be NULL for "since zero". */
 void summarize(const struct snapshot *a, const struct snapshot *b,
 	       struct summary *out);

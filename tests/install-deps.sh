@@ -6,7 +6,9 @@ set -euo pipefail
 
 BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
        libncurses-dev pkg-config"
-RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio
+# to build, lint, install and complete the Debian package (test_package.sh)
+PACKAGE="dpkg-dev debhelper lintian bash-completion"
+RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio libxml2-utils python3
 	   libclang-rt-14-dev chromium"
 here=$(cd "$(dirname "$0")" && pwd)
 VM=""
@@ -19,4 +21,6 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $BUILD $RUN_TESTS $VM
+apt-get install -y -q --no-install-recommends $BUILD $PACKAGE $RUN_TESTS $VM
+# and whatever else debian/control's Build-Depends names
+apt-get build-dep -y -q --no-install-recommends "$here/.."

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A recording loaded for report, diff and the HTML page: its metadata,
- * the summary of the whole run, and the time series.
+ * A recording loaded for report, the HTML page, diff and gate: its
+ * metadata, the summary of the whole run, and the time series.
  */
-#ifndef BHPROF_REPORT_H
-#define BHPROF_REPORT_H
+#ifndef BHPROF_RUN_H
+#define BHPROF_RUN_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,4 +51,4 @@ const char *fmt_utc(char *buf, size_t len, uint64_t realtime_ns);
 /* "ran until the duration ended", "SIGINT", ... */
 const char *stop_text(char *buf, size_t len, const struct rec_end *e);
 
-#endif /* BHPROF_REPORT_H */
+#endif /* BHPROF_RUN_H */

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * bhprof gate: is a candidate kernel worse than its baseline on a path,
+ * beyond a rule's limit and beyond noise?
+ *
+ * Each recording is one sample: its whole-run figure. Intervals inside a
+ * recording follow each other and are not independent, so they only make
+ * that figure; the spread comes from repeating the workload. A rule's
+ * baseline is moved by its limit (x 1.10 for "<= +10%") and the one-sided
+ * rank-sum test asks whether the candidate lies beyond it; Holm's
+ * correction over all rules judged keeps the chance of any false alarm in
+ * the job at or below alpha. A regression also needs the Hodges-Lehmann
+ * estimate of the change to pass the limit.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "commands.h"
+#include "gate.h"
+
+#define MAX_RUNS 256
+
+/* The rules when none are given; README and the man page list them. */
+static const char *const default_rules[] = {
+	"bh.write.lat.p50 <= +10%",	"iomap.write.lat.p50 <= +10%",
+	"bh.write.lat.p99 <= +20%",	"iomap.write.lat.p99 <= +20%",
+	"bh.writeback.lat.p50 <= +10%", "iomap.writeback.lat.p50 <= +10%",
+	"bh.writeback.lat.p99 <= +20%", "iomap.writeback.lat.p99 <= +20%",
+	"bh.write.mb_per_s >= -10%",	"iomap.write.mb_per_s >= -10%",
+	"bh.bio.size.p50 >= -10%",	"iomap.bio.size.p50 >= -10%",
+	"bh.bios_per_mib <= +10%",	"iomap.bios_per_mib <= +10%",
+	"bh.bh_alloc_per_mib <= +0%",	"iomap.bh_alloc_per_mib <= +0%",
+};
+
+struct gate_opts {
+	const char *base[MAX_RUNS], *cand[MAX_RUNS];
+	size_t nr_base, nr_cand;
+	struct rule rules[MAX_RULES];
+	size_t nr_rules;
+	double alpha;
+	bool json, ktap;
+	const char *junit;
+};
+
+static void gate_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: bhprof gate --baseline A.bhp [A2.bhp ...] --candidate B.bhp [B2.bhp ...]\n"
+"                   [--rule RULE ...] [--rules FILE] [--alpha 0.05]\n"
+"                   [--json | --ktap] [--junit OUT.xml]\n"
+"\n"
+"Judge whether the candidate recordings (a kernel under test) regress on\n"
+"the baseline recordings, rule by rule. Each recording is one sample (its\n"
+"whole-run figure; intervals inside a run are not independent): record the\n"
+"same workload several times on each kernel.\n"
+"\n"
+"A regression needs both: the change passes the rule's limit, and the\n"
+"one-sided Wilcoxon rank-sum test against the baseline moved by that limit\n"
+"is significant at alpha after Holm's correction over every rule judged.\n"
+"The change is the Hodges-Lehmann estimate relative to the baseline\n"
+"median, with its (1 - alpha) confidence interval.\n"
+"\n"
+"  --baseline FILE...   recordings of the reference kernel\n"
+"  --candidate FILE...  recordings of the kernel under test\n"
+"  --rule RULE          PATH.METRIC OP LIMIT%%, e.g. 'iomap.write.lat.p99 <= +10%%'\n"
+"                       or 'any.bio.size.p50 >= -5%%'; may repeat\n"
+"  --rules FILE         rules, one a line, '#' comments\n"
+"  --alpha A            false-alarm rate of the whole job (default 0.05)\n"
+"  --json               one JSON object instead of the table\n"
+"  --ktap               KTAP (kselftest, KUnit) instead of the table\n"
+"  --junit OUT.xml      also write a JUnit XML report, one testcase a rule\n"
+"\n"
+"PATH: bh, iomap, or any (both as one: what comparing a kernel with\n"
+"buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
+"(lower is worse). METRIC:\n");
+	for (size_t i = 0; i < nr_metrics; i++)
+		fprintf(f, "%s%s", i % 4 ? " " : "  ", metrics[i].name);
+	fprintf(f,
+"\n\nWithout rules, these apply (a rule on a figure the recordings could not\n"
+"measure, like writeback latency in tracepoint mode, is skipped there; a\n"
+"rule given by hand on such a figure is an error):\n");
+	for (size_t i = 0; i < sizeof(default_rules) / sizeof(*default_rules); i++)
+		fprintf(f, "%s%-32s", i % 2 ? "" : "  ", default_rules[i]);
+	fprintf(f,
+"\n\nExit status: 0 no regression, 1 regression, 2 bad usage, an unreadable\n"
+"recording, a rule on a figure not measured, or too few recordings to\n"
+"judge at alpha.\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "bhprof gate: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see --help)\n");
+	return -1;
+}
+
+/* "--opt VALUE" or "--opt=VALUE" */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (strcmp(argv[*i], opt))
+		return NULL;
+	if (*i + 1 >= argc)
+		return "";
+	return argv[++*i];
+}
+
+/* FILE... up to the next option */
+static int take_files(int argc, char **argv, int *i, const char **out,
+		      size_t *n, const char *opt)
+{
+	size_t before = *n;
+
+	while (*i + 1 < argc && argv[*i + 1][0] != '-') {
+		if (*n >= MAX_RUNS)
+			return bad("more than 256 recordings after %s", opt);
+		out[(*n)++] = argv[++*i];
+	}
+	return *n > before ? 0 : bad("%s needs at least one recording", opt);
+}
+
+static int add_rule(struct gate_opts *o, const char *text)
+{
+	char err[256];
+
+	if (o->nr_rules >= MAX_RULES)
+		return bad("more than %s rules", "128");
+	if (rule_parse(text, &o->rules[o->nr_rules], err, sizeof(err)))
+		return bad("%s", err);
+	o->nr_rules++;
+	return 0;
+}
+
+static int add_rules_file(struct gate_opts *o, const char *path)
+{
+	char err[256], msg[600];
+
+	if (!rules_read(path, o->rules, &o->nr_rules, err, sizeof(err)))
+		return 0;
+	snprintf(msg, sizeof(msg), "%s:%s", path, err);
+	return bad("%s", msg);
+}
+
+static int parse_alpha(struct gate_opts *o, const char *s)
+{
+	char *end;
+
+	errno = 0;
+	o->alpha = strtod(s, &end);
+	if (!*s || *end || errno || !(o->alpha > 0 && o->alpha < 0.5))
+		return bad("--alpha takes a number above 0 and below 0.5, not '%s'", s);
+	return 0;
+}
+
+static int parse_one(struct gate_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+
+	if (!strcmp(a, "--baseline"))
+		return take_files(argc, argv, i, o->base, &o->nr_base, a);
+	if (!strcmp(a, "--candidate"))
+		return take_files(argc, argv, i, o->cand, &o->nr_cand, a);
+	if (!strcmp(a, "--json"))
+		return o->json = true, 0;
+	if (!strcmp(a, "--ktap"))
+		return o->ktap = true, 0;
+	if ((v = opt_value(argc, argv, i, "--rule")))
+		return *v ? add_rule(o, v) : bad("%s needs a rule", a);
+	if ((v = opt_value(argc, argv, i, "--rules")))
+		return *v ? add_rules_file(o, v) : bad("%s needs a file", a);
+	if ((v = opt_value(argc, argv, i, "--alpha")))
+		return parse_alpha(o, v);
+	if ((v = opt_value(argc, argv, i, "--junit")))
+		return *v ? (o->junit = v, 0) : bad("%s needs a file", a);
+	if (a[0] == '-')
+		return bad("unknown or incomplete option '%s'", a);
+	return bad("'%s' is not an option: recordings follow --baseline or --candidate", a);
+}
+
+/* 1 after --help, 0 to go on, -1 on bad usage */
+static int parse_gate_args(int argc, char **argv, struct gate_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->alpha = 0.05;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			gate_usage(stdout);
+			return 1;
+		}
+		if (parse_one(o, argc, argv, &i))
+			return -1;
+	}
+	if (!o->nr_base || !o->nr_cand)
+		return bad("%s", "both --baseline and --candidate recordings are needed");
+	if (o->json && o->ktap)
+		return bad("%s", "--json and --ktap both want standard output: pick one");
+	return 0;
+}
+
+static int load_side(struct side *s, const char *name, const char **files,
+		     size_t n)
+{
+	s->name = name;
+	s->runs = calloc(n, sizeof(*s->runs));
+	if (!s->runs)
+		return -1;
+	for (; s->n < n; s->n++)
+		if (run_load(&s->runs[s->n], files[s->n], 0))
+			return -1;
+	return 0;
+}
+
+static void free_side(struct side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		run_free(&s->runs[i]);
+	free(s->runs);
+}
+
+static bool run_knows(const struct loaded_run *run, const struct rule *r)
+{
+	const struct run_info *in = recfile_info(run->rec);
+
+	if (r->path != RULE_ANY)
+		return figure_known(in, r->path, r->m->fig);
+	return figure_known(in, PATH_BH, r->m->fig) &&
+	       figure_known(in, PATH_IOMAP, r->m->fig);
+}
+
+/* The file of either side that could not measure the rule's figure. */
+static const char *unmeasured(const struct gate *g, const struct rule *r)
+{
+	const struct side *sides[] = { &g->base, &g->cand };
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < sides[s]->n; i++)
+			if (!run_knows(&sides[s]->runs[i], r))
+				return sides[s]->runs[i].path;
+	return NULL;
+}
+
+static double rule_value(const struct loaded_run *run, const struct rule *r)
+{
+	static struct path_summary any;
+	const struct summary *s = run->sum;
+
+	if (r->path != RULE_ANY)
+		return r->m->get(&s->path[r->path]);
+	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, &any);
+	return r->m->get(&any);
+}
+
+static int side_values(const struct side *s, const struct rule *r,
+		       double **out)
+{
+	*out = malloc(s->n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		(*out)[i] = rule_value(&s->runs[i], r);
+	return 0;
+}
+
+static double relative(double v, double base)
+{
+	if (base != 0)
+		return v / fabs(base);
+	return v == 0 ? 0 : copysign(INFINITY, v);
+}
+
+static int judge(const struct gate *g, struct judged *j)
+{
+	const struct rule *r = j->r;
+	double *moved, bound;
+	int err;
+
+	err = side_values(&g->base, r, &j->a);
+	err = err ?: side_values(&g->cand, r, &j->b);
+	moved = err ? NULL : malloc(g->base.n * sizeof(*moved));
+	if (!moved)
+		return -ENOMEM;
+	j->med_a = stats_median(j->a, g->base.n);
+	j->med_b = stats_median(j->b, g->cand.n);
+	/* the question is "beyond the limit?", not "changed at all?" */
+	for (size_t i = 0; i < g->base.n; i++)
+		moved[i] = j->a[i] * (1 + r->limit);
+	j->p = rank_sum_p(moved, g->base.n, j->b, g->cand.n, r->worse > 0);
+	free(moved);
+	err = shift_estimate(j->a, g->base.n, j->b, g->cand.n, 1 - g->alpha,
+			     &j->d);
+	if (err)
+		return err;
+	j->rel = relative(j->d.est, j->med_a);
+	j->rel_lo = relative(j->d.lo, j->med_a);
+	j->rel_hi = relative(j->d.hi, j->med_a);
+	bound = r->limit * fabs(j->med_a);
+	j->beyond = r->worse > 0 ? j->d.est > bound : j->d.est < bound;
+	return isnan(j->p) ? -ENOMEM : 0;
+}
+
+/* Rules on figures no recording could measure: an error if asked for,
+ * left out of the default set. */
+static int check_measured(struct gate *g)
+{
+	for (size_t i = 0; i < g->nr; i++) {
+		const char *file = unmeasured(g, g->j[i].r);
+
+		if (!file)
+			continue;
+		if (!g->default_rules) {
+			fprintf(stderr, "bhprof gate: rule '%s': %s did not "
+				"measure %s (a probe group failed, or the "
+				"attach mode cannot see it: bhprof report says "
+				"which)\n", g->j[i].r->text, file,
+				g->j[i].r->m->name);
+			return -1;
+		}
+		g->j[i].skipped = "not measured in every recording (attach "
+				  "mode or a failed probe group)";
+	}
+	return 0;
+}
+
+/* Even the most extreme outcome must be able to pass Holm's first step. */
+static int check_samples(const struct gate *g)
+{
+	double need = g->alpha / (double)g->nr_judged;
+	size_t k = 2;
+
+	if (rank_sum_min_p(g->base.n, g->cand.n) <= need)
+		return 0;
+	while (rank_sum_min_p(k, k) > need)
+		k++;
+	fprintf(stderr, "bhprof gate: too few recordings to judge: %zu "
+		"baseline and %zu candidate give no p-value below %.3g, and "
+		"%zu rules at alpha %g need %.3g; record at least %zu of each\n",
+		g->base.n, g->cand.n, rank_sum_min_p(g->base.n, g->cand.n),
+		g->nr_judged, g->alpha, need, k);
+	return -1;
+}
+
+static void apply_holm(struct gate *g)
+{
+	double p[MAX_RULES], adj[MAX_RULES];
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->nr; i++)
+		if (!g->j[i].skipped)
+			p[k++] = g->j[i].p;
+	holm_adjust(p, k, adj);
+	k = 0;
+	for (size_t i = 0; i < g->nr; i++) {
+		struct judged *j = &g->j[i];
+
+		if (j->skipped)
+			continue;
+		j->p_adj = adj[k++];
+		j->regression = j->beyond && j->p_adj <= g->alpha;
+		g->nr_regressions += j->regression;
+	}
+}
+
+static int judge_all(struct gate *g, struct gate_opts *o)
+{
+	size_t n = sizeof(default_rules) / sizeof(*default_rules);
+	char err[256];
+
+	g->default_rules = !o->nr_rules;
+	for (size_t i = 0; g->default_rules && i < n; i++)
+		if (rule_parse(default_rules[i], &o->rules[o->nr_rules++], err,
+			       sizeof(err)))
+			return -1;
+	g->nr = o->nr_rules;
+	g->j = calloc(g->nr, sizeof(*g->j));
+	if (!g->j)
+		return -1;
+	for (size_t i = 0; i < g->nr; i++)
+		g->j[i].r = &o->rules[i];
+	if (check_measured(g))
+		return -1;
+	for (size_t i = 0; i < g->nr; i++)
+		g->nr_judged += !g->j[i].skipped;
+	if (!g->nr_judged) {
+		fprintf(stderr, "bhprof gate: no rule can be judged on these "
+			"recordings\n");
+		return -1;
+	}
+	if (check_samples(g))
+		return -1;
+	for (size_t i = 0; i < g->nr; i++) {
+		if (g->j[i].skipped)
+			continue;
+		if (judge(g, &g->j[i])) {
+			fprintf(stderr, "bhprof gate: out of memory\n");
+			return -1;
+		}
+	}
+	apply_holm(g);
+	return 0;
+}
+
+static int write_junit(const struct gate *g, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd;
+
+	/* a whole file or none: written aside, then renamed into place */
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -1;
+	fd = mkstemp(tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "bhprof gate: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	gate_junit(f, g);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "bhprof gate: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+	struct gate_opts *o = calloc(1, sizeof(*o));
+	struct gate g = {};
+	int rc = 2;
+
+	if (!o)
+		return 2;
+	switch (parse_gate_args(argc, argv, o)) {
+	case 1:
+		rc = 0;
+		/* fall through */
+	case -1:
+		goto out;
+	}
+	g.alpha = o->alpha;
+	if (load_side(&g.base, "baseline", o->base, o->nr_base) ||
+	    load_side(&g.cand, "candidate", o->cand, o->nr_cand) ||
+	    judge_all(&g, o))
+		goto out;
+	if (o->json)
+		gate_json(stdout, &g);
+	else if (o->ktap)
+		gate_ktap(stdout, &g);
+	else
+		gate_text(stdout, &g);
+	if (o->junit && write_junit(&g, o->junit))
+		goto out;
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "bhprof gate: writing the verdicts failed\n");
+		goto out;
+	}
+	rc = g.nr_regressions ? 1 : 0;
+out:
+	for (size_t i = 0; i < g.nr; i++) {
+		free(g.j[i].a);
+		free(g.j[i].b);
+	}
+	free(g.j);
+	free_side(&g.base);
+	free_side(&g.cand);
+	free(o);
+	return rc;
+}

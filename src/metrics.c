@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "metrics.h"
+#include "output.h"
+
+#define GET(name, expr)                                                  \
+	static double name(const struct path_summary *p)                  \
+	{                                                                 \
+		return (double)(expr);                                    \
+	}
+
+GET(m_write_calls, p->c.write_calls)
+GET(m_write_bytes, p->c.write_bytes)
+GET(m_write_mbps, p->write_mbps)
+GET(m_lat_p50, p->write_lat.p50)
+GET(m_lat_p90, p->write_lat.p90)
+GET(m_lat_p99, p->write_lat.p99)
+GET(m_lat_max, p->write_lat.max)
+GET(m_lat_mean, p->write_lat.mean)
+GET(m_dio_p50, p->dio_lat.p50)
+GET(m_dio_p99, p->dio_lat.p99)
+GET(m_wb_p50, p->wb_lat.p50)
+GET(m_wb_p99, p->wb_lat.p99)
+GET(m_wb_pages, p->c.wb_pages)
+GET(m_bios, p->c.bio_count)
+GET(m_bio_mbps, p->bio_mbps)
+GET(m_bio_mean, p->mean_bio)
+GET(m_bio_p50, p->bio_size.p50)
+GET(m_bio_p90, p->bio_size.p90)
+GET(m_bio_p99, p->bio_size.p99)
+GET(m_bh_alloc, p->c.bh_alloc)
+GET(m_bh_per_mib, p->bh_per_mib)
+/* bios per MiB written, by the same rule as buffer_heads per MiB */
+GET(m_bios_per_mib, bh_per_mib(p->c.bio_count,
+			       p->c.write_bytes + p->c.dio_bytes,
+			       p->c.bio_bytes))
+
+/* diff prints those with a key, in this order */
+const struct metric metrics[] = {
+	{ "write.calls", "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE },
+	{ "write.bytes", "write_bytes", "write bytes", U_BYTES, m_write_bytes, true, FIG_WRITE },
+	{ "write.mb_per_s", "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false, FIG_WRITE },
+	{ "write.lat.p50", "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true, FIG_WRITE },
+	{ "write.lat.p99", "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true, FIG_WRITE },
+	{ "write.lat.max", "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true, FIG_WRITE },
+	{ "writeback.pages", "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true, FIG_WB_PAGES },
+	{ "bio.count", "bio_count", "bios", U_COUNT, m_bios, true, FIG_PATH_BIOS },
+	{ "bio.mb_per_s", "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false, FIG_PATH_BIOS },
+	{ "bio.size.mean", "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false, FIG_PATH_BIOS },
+	{ "bio.size.p50", "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true, FIG_PATH_BIOS },
+	{ "bio.size.p99", "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true, FIG_PATH_BIOS },
+	{ "bh_alloc", "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true, FIG_BH },
+	{ "bh_alloc_per_mib", "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false, FIG_BH },
+	{ "write.lat.p90", NULL, "write lat p90", U_NS, m_lat_p90, true, FIG_WRITE },
+	{ "write.lat.mean", NULL, "write lat mean", U_NS, m_lat_mean, false, FIG_WRITE },
+	{ "direct.lat.p50", NULL, "direct lat p50", U_NS, m_dio_p50, true, FIG_WRITE },
+	{ "direct.lat.p99", NULL, "direct lat p99", U_NS, m_dio_p99, true, FIG_WRITE },
+	{ "writeback.lat.p50", NULL, "writeback lat p50", U_NS, m_wb_p50, true, FIG_WB_CALLS },
+	{ "writeback.lat.p99", NULL, "writeback lat p99", U_NS, m_wb_p99, true, FIG_WB_CALLS },
+	{ "bio.size.p90", NULL, "bio size p90", U_BYTES, m_bio_p90, true, FIG_PATH_BIOS },
+	{ "bios_per_mib", NULL, "bios per MiB", U_RATIO, m_bios_per_mib, false, FIG_PATH_BIOS },
+};
+
+const size_t nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
+
+const struct metric *metric_find(const char *name)
+{
+	for (size_t i = 0; i < nr_metrics; i++)
+		if (!strcmp(metrics[i].name, name))
+			return &metrics[i];
+	return NULL;
+}
+
+const char *metric_fmt(char *buf, size_t len, enum metric_unit u, double v)
+{
+	const char *sign = v < 0 ? "-" : "";
+	double a = fabs(v);
+	char t[32];
+
+	switch (u) {
+	case U_COUNT:
+		snprintf(buf, len, "%s%.0f", sign, a);
+		break;
+	case U_BYTES:
+		snprintf(buf, len, "%s%s", sign, fmt_bytes(t, sizeof(t), a));
+		break;
+	case U_NS:
+		snprintf(buf, len, "%s%s", sign, fmt_ns(t, sizeof(t), a));
+		break;
+	default:
+		snprintf(buf, len, "%.2f", v);
+	}
+	return buf;
+}
