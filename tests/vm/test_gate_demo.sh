@@ -7,7 +7,10 @@
 #   nobh-vs-bh  passes (0): no buffer heads, bigger and fewer bios
 #   bh-vs-nobh  fails (1), naming all three rules as regressions
 #   bh2-vs-bh   passes (0): two boots of one kernel are the same kernel
-# Also that docs/ci.md shows gate-demo.sh as it is. A missing kernel,
+# each in every form: exit status, the table's rule lines, --json, the
+# JUnit report (valid against tests/gate/junit.xsd) and --ktap. Also that
+# every recording wrote through the path its kernel has, and that
+# docs/ci.md shows gate-demo.sh as it is. A missing kernel,
 # qemu or recording fails the test; nothing is skipped.
 # Ends with "test_gate_demo: N passed, N failed".
 set -uo pipefail
@@ -23,11 +26,6 @@ check() { # check "description" command...
 	shift
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
-# has FILE REGEX / lacks FILE REGEX: a missing or empty output is
-# neither, so that a gate that wrote nothing passes no check
-has() { [ -s "$1" ] && grep -qE "$2" "$1"; }
-lacks() { [ -s "$1" ] && ! grep -qE "$2" "$1"; }
-is_json() { [ -s "$1" ] && jq -e . "$1" >/dev/null 2>&1; }
 finish() {
 	echo "test_gate_demo: $PASS passed, $FAIL failed"
 	[ "$FAIL" = 0 ]
@@ -82,34 +80,55 @@ for label in bh bh2 nobh; do
 	check "$label: $n of $runs recordings wrote through $p alone" [ "$n" -eq "$runs" ]
 done
 
-# gate_is NAME STATUS: each form (table, --json, --ktap) exited STATUS
-gate_is() {
-	local want=$2 got
-	got=$(cat "$G/$1.rc" 2>/dev/null)
-	check "$1: exit status $want for the table, --json and --ktap (got: ${got:-none})" \
-		[ "$got" = "$want $want $want" ]
-	check "$1: --json is JSON" is_json "$G/$1.json"
-	check "$1: --junit wrote a JUnit testsuite" has "$G/$1.xml" '<testsuite'
-	check "$1: --ktap is KTAP" has "$G/$1.ktap" '^KTAP version'
-}
-gate_is nobh-vs-bh 0
-gate_is bh-vs-nobh 1
-gate_is bh2-vs-bh 0
+# The rules gate-demo.sh gives, as the gate prints them
+rules=("any.bio.size.p50 >= -5%" "any.bios_per_mib <= +5%" "any.bh_alloc_per_mib <= +0%")
+XSD=$REPO_ROOT/tests/gate/junit.xsd
 
-# The failing table names each rule's metric on a regression line; the
-# passing tables have no such line.
-for m in bio.size.p50 bios_per_mib bh_alloc_per_mib; do
-	re="${m//./\\.}.*[Rr][Ee][Gg][Rr][Ee][Ss][Ss]"
-	check "bh-vs-nobh: table names any.$m a regression" has "$G/bh-vs-nobh.txt" "$re"
-	for name in nobh-vs-bh bh2-vs-bh; do
-		check "$name: any.$m is no regression" lacks "$G/$name.txt" "$re"
+# gate_is NAME STATUS VERDICT: the gate NAME exited STATUS in every form
+# (table, --json, --ktap), and judged each rule VERDICT (pass or
+# regression) in every form: the table's rule line, the JSON, the JUnit
+# report (valid against tests/gate/junit.xsd) and the KTAP.
+gate_is() {
+	local name=$1 want=$2 verdict=$3 got r word fails ktap n=${#rules[@]}
+	got=$(cat "$G/$name.rc" 2>/dev/null)
+	check "$name: exit status $want for the table, --json and --ktap (got: ${got:-none})" \
+		[ "$got" = "$want $want $want" ]
+	word=pass fails=0 ktap=ok
+	if [ "$verdict" = regression ]; then
+		word=REGRESSION fails=$n ktap="not ok"
+	fi
+	for r in "${rules[@]}"; do
+		check "$name: the table says $word for '$r'" \
+			grep -qxE "$(re_quote "$r")[[:space:]].*[[:space:]]$word" "$G/$name.txt"
 	done
-done
-check "bh-vs-nobh: JUnit reports failures" has "$G/bh-vs-nobh.xml" '<failure'
-check "bh-vs-nobh: KTAP has a 'not ok'" has "$G/bh-vs-nobh.ktap" '^ *not ok'
-for name in nobh-vs-bh bh2-vs-bh; do
-	check "$name: JUnit reports no failure" lacks "$G/$name.xml" '<failure'
-	check "$name: KTAP has no 'not ok'" lacks "$G/$name.ktap" '^ *not ok'
-done
+	check "$name: --json judges the ${n} rules $verdict, exit_status $want" \
+		json_is "$G/$name.json" "$want" "$verdict"
+	check "$name: --junit is valid JUnit with $fails failure(s) in $n testcases" \
+		junit_is "$G/$name.xml" "$n $fails $fails"
+	check "$name: --ktap has 1..$n and $n '$ktap' lines" \
+		ktap_is "$G/$name.ktap" "$n" "$ktap"
+}
+re_quote() { printf '%s' "$1" | sed 's/[].[^$*+?(){}|\\]/\\&/g'; }
+json_is() { # json_is FILE STATUS VERDICT
+	[ -s "$1" ] && jq -e --arg v "$3" --argjson rc "$2" --argjson rules \
+		"$(printf '%s\n' "${rules[@]}" | jq -R . | jq -s .)" \
+		'.exit_status == $rc and ([.rules[].rule] == $rules) and
+		 all(.rules[]; .verdict == $v)' "$1" >/dev/null 2>&1
+}
+junit_is() { # junit_is FILE "TESTCASES FAILURES SUITE-FAILURES"
+	[ -s "$1" ] && xmllint --noout --schema "$XSD" "$1" 2>/dev/null &&
+	[ "$(xmllint --xpath 'concat(count(//testcase), " ", count(//testcase/failure), " ", //testsuite/@failures)' "$1")" = "$2" ]
+}
+ktap_is() { # ktap_is FILE N "ok"|"not ok"
+	[ -s "$1" ] && head -n 1 "$1" | grep -qx 'KTAP version 1' &&
+	grep -qx "1\.\.$2" "$1" &&
+	[ "$(grep -cE "^$3 [0-9]+ " "$1")" = "$2" ]
+}
+
+command -v xmllint >/dev/null ||
+	bad "xmllint missing: apt-get install libxml2-utils"
+gate_is nobh-vs-bh 0 pass
+gate_is bh-vs-nobh 1 regression
+gate_is bh2-vs-bh 0 pass
 
 finish
