@@ -730,8 +730,13 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		group_lost(p, g, msg);
 	}
 	if (!any_group_left(p)) {
+		int g = 0;
+
+		while (g < BHP_NR_GROUPS - 1 && !group_present(p, g))
+			g++;
 		fprintf(stderr, "bhprof: no probe group could be loaded or "
-			"attached on this kernel (bhprof probe -v says why)\n");
+			"attached on this kernel (%s: %s; -v shows libbpf's "
+			"log)\n", group_name(g), p->fail_why[g]);
 		err = -ENOENT;
 		goto fail;
 	}

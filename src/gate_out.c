@@ -7,8 +7,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "collector.h"
 #include "gate.h"
 #include "json.h"
+#include "output.h"
 
 static const char *pct(char *buf, size_t len, double v)
 {
@@ -190,7 +192,7 @@ void gate_json(FILE *f, const struct gate *g)
 
 	json_init(&js, f, true);
 	json_obj_open(&js, NULL);
-	json_str(&js, "bhprof_version", BHPROF_VERSION);
+	json_str(&js, "bhprof_version", bhprof_version);
 	json_double(&js, "alpha", g->alpha);
 	json_str(&js, "test", "wilcoxon rank-sum, one-sided, against the "
 			      "baseline moved by the limit");
@@ -243,41 +245,17 @@ void gate_ktap(FILE *f, const struct gate *g)
 
 /* ---- JUnit XML ---- */
 
-static void xml_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			/* XML 1.0 has no place for other control characters */
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				fputc(*s, f);
-		}
-	}
-}
-
 static void junit_case(FILE *f, const struct judged *j)
 {
 	char va[32], vb[32], ch[40], ci[80], msg[400];
 
 	fprintf(f, "    <testcase classname=\"bhprof.gate.%s\" name=\"",
 		rule_path_name(j->r->path));
-	xml_esc(f, j->r->text);
+	markup_esc(f, j->r->text);
 	fputs("\" time=\"0\"", f);
 	if (j->skipped) {
 		fputs(">\n      <skipped message=\"", f);
-		xml_esc(f, j->skipped);
+		markup_esc(f, j->skipped);
 		fputs("\"/>\n    </testcase>\n", f);
 		return;
 	}
@@ -289,16 +267,16 @@ static void junit_case(FILE *f, const struct judged *j)
 		 ci_text(ci, sizeof(ci), j), j->p, j->p_adj);
 	if (!j->regression) {
 		fputs(">\n      <system-out>", f);
-		xml_esc(f, msg);
+		markup_esc(f, msg);
 		fputs("</system-out>\n    </testcase>\n", f);
 		return;
 	}
 	fputs(">\n      <failure type=\"regression\" message=\"", f);
-	xml_esc(f, msg);
+	markup_esc(f, msg);
 	fputs("\">", f);
-	xml_esc(f, j->r->text);
+	markup_esc(f, j->r->text);
 	fputs(" does not hold: ", f);
-	xml_esc(f, msg);
+	markup_esc(f, msg);
 	fputs("</failure>\n    </testcase>\n", f);
 }
 
@@ -319,7 +297,7 @@ void gate_junit(FILE *f, const struct gate *g)
 		"failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\" "
 		"timestamp=\"%s\" hostname=\"", g->nr, g->nr_regressions,
 		skipped, ts);
-	xml_esc(f, host);
+	markup_esc(f, host);
 	fputs("\">\n    <properties>\n", f);
 	fprintf(f, "      <property name=\"alpha\" value=\"%g\"/>\n", g->alpha);
 	fprintf(f, "      <property name=\"correction\" value=\"holm\"/>\n");

@@ -22,31 +22,6 @@
 
 static const char *const path_color[NR_PATHS] = { "#d95f02", "#1b9e77" };
 
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 static double fin(double v)
 {
 	return isfinite(v) ? v : 0;
@@ -386,7 +361,7 @@ static void charts(FILE *f, const struct loaded_run *run)
 static void kv(FILE *f, const char *k, const char *v)
 {
 	fprintf(f, "<tr><th>%s</th><td>", k);
-	esc(f, v);
+	markup_esc(f, v);
 	fputs("</td></tr>\n", f);
 }
 
@@ -417,10 +392,10 @@ static void meta_table(FILE *f, const struct loaded_run *run)
 	for (uint32_t i = 0; i < in->nr_filter_devs; i++) {
 		const char *n = recfile_dev_name(run->rec, in->filter_devs[i]);
 
-		esc(f, fmt_dev(d, sizeof(d), in->filter_devs[i]));
+		markup_esc(f, fmt_dev(d, sizeof(d), in->filter_devs[i]));
 		if (n) {
 			fputs(" (", f);
-			esc(f, n);
+			markup_esc(f, n);
 			fputc(')', f);
 		}
 		fputc(' ', f);
@@ -443,7 +418,7 @@ static void meta_table(FILE *f, const struct loaded_run *run)
 		snprintf(b, sizeof(b), "%s%s%s", probe_state_text(ps), ps->func[0] ? ": " : "", ps->func);
 		fprintf(f, "<tr class=\"probe\"><th>probe %s</th><td>",
 			probe_name(i));
-		esc(f, b);
+		markup_esc(f, b);
 		fputs("</td></tr>\n", f);
 	}
 	for (unsigned int i = 0; i < nw; i++)
@@ -519,10 +494,10 @@ int html_write(const struct loaded_run *run, const char *out)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'\">\n<title>bhprof report: ", f);
-	esc(f, run->path);
+	markup_esc(f, run->path);
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n"
 		   "<h1>bhprof report: ", css);
-	esc(f, run->path);
+	markup_esc(f, run->path);
 	fputs("</h1>\n<h2>Run</h2>\n", f);
 	meta_table(f, run);
 	fputs("<h2>Summary</h2>\n", f);

@@ -24,4 +24,7 @@ const char *fmt_ns(char *buf, size_t len, double ns);
 /* "7:0" */
 const char *fmt_dev(char *buf, size_t len, uint32_t dev);
 
+/* s as HTML or XML text or attribute value */
+void markup_esc(FILE *f, const char *s);
+
 #endif /* BHPROF_OUTPUT_H */

@@ -163,22 +163,39 @@ static int rec_finish(struct top *tp)
 /* a last interval shorter than this is a rounding of the stop, not data */
 #define PLAIN_MIN_LAST_NS 10000000ull
 
-static void plain_row(const char *name, const struct path_summary *p)
+/* a figure whose probe group was lost reads "failed", not zero */
+static const char *plain_num(char *buf, size_t len, double v, bool known)
 {
-	char lat[32], mean[32], calls[32], bios[32], bh[32];
+	if (!known)
+		return "failed";
+	return tui_fmt_num(buf, len, v);
+}
 
-	if (p->write_lat.count)
+static void plain_row(const struct run_info *in, unsigned int path,
+		      const struct path_summary *p)
+{
+	char lat[32], mean[32], calls[32], bios[32], bh[32], mbps[32];
+	bool w = figure_known(in, path, FIG_WRITE);
+	bool b = figure_known(in, path, FIG_PATH_BIOS);
+
+	if (!w)
+		snprintf(lat, sizeof(lat), "failed");
+	else if (p->write_lat.count)
 		fmt_ns(lat, sizeof(lat), (double)p->write_lat.p99);
 	else
 		snprintf(lat, sizeof(lat), "-");
-	if (p->mean_bio > 0)
+	if (!b)
+		snprintf(mean, sizeof(mean), "failed");
+	else if (p->mean_bio > 0)
 		fmt_bytes(mean, sizeof(mean), p->mean_bio);
 	else
 		snprintf(mean, sizeof(mean), "-");
-	printf("%-6s %10s %9.1f %11s %9s %10s %9s\n", name,
-	       tui_fmt_num(calls, sizeof(calls), p->write_calls_ps),
-	       p->write_mbps, lat, tui_fmt_num(bios, sizeof(bios), p->bios_ps),
-	       mean, tui_fmt_num(bh, sizeof(bh), p->bh_alloc_ps));
+	snprintf(mbps, sizeof(mbps), w ? "%.1f" : "failed", p->write_mbps);
+	printf("%-6s %10s %9s %11s %9s %10s %9s\n", path_name(path),
+	       plain_num(calls, sizeof(calls), p->write_calls_ps, w), mbps,
+	       lat, plain_num(bios, sizeof(bios), p->bios_ps, b), mean,
+	       plain_num(bh, sizeof(bh), p->bh_alloc_ps,
+			 figure_known(in, path, FIG_BH)));
 }
 
 static void plain_block(const struct top *tp, const struct summary *s)
@@ -189,7 +206,7 @@ static void plain_block(const struct top *tp, const struct summary *s)
 	printf("%-6s %10s %9s %11s %9s %10s %9s\n", "path", "calls/s",
 	       "MiB/s", "write p99", "bios/s", "mean bio", "bh/s");
 	for (unsigned int p = 0; p < NR_PATHS; p++)
-		plain_row(path_name(p), &s->path[p]);
+		plain_row(&tp->st.info, p, &s->path[p]);
 	if (s->glob.ctx_lost)
 		printf("lost: %llu events not attributed\n",
 		       (unsigned long long)s->glob.ctx_lost);

@@ -85,6 +85,11 @@ check "bio lost: bios, totals and devices are null" \
 	[ "$(j '.paths.bh.bio.count, .paths.iomap.bio.size_bytes, .bio_total.count, .devices' | sort -u)" = null ]
 check "bio lost: the device was still written (diskstats $DS)" [ "$DS" -ge "$BYTES" ]
 
+# --- top: the live view says failed where the bio figures would be
+"$F_BIO" top --plain -i 0.5 --duration 0.6 >"$WORK/top.txt" 2>/dev/null
+check "top --plain: bios/s and mean bio read failed" \
+	grep -Eq '^bh .* failed +failed +[0-9,]+$' "$WORK/top.txt"
+
 # --- probe: the failed group, with the reason, and exit 0
 "$F_BIO" probe >"$WORK/probe.txt" 2>"$WORK/err"
 check "probe: exits 0 with a group lost" [ $? = 0 ]
