@@ -102,7 +102,7 @@ deps:
 clean:
 	rm -rf $(OUTPUT) bhprof
 
-.PHONY: all static vmlinux install deps clean check unit live vm fuzz bench faults
+.PHONY: all static vmlinux install deps clean check unit live vm gate-demo fuzz bench faults
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -170,12 +170,18 @@ faults: $(FAULT_BINS)
 vm: static
 	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh
 
+# bhprof gate end to end: 6.12-bh against 6.12-nobh under QEMU, both ways,
+# and an A/A (docs/ci.md)
+gate-demo: static
+	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/test_gate_demo.sh
+
 # Every suite ends with "N passed, N failed"; run-suites.sh adds them up
 # and fails on a suite that dies before its tally.
 CHECK_SUITES := "$(OUTPUT)/unit_tests" "$(OUTPUT)/gate_sim" \
 	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
 	"tests/fuzz/run.sh $(OUTPUT)/fuzz_recfile $(FUZZ_SECS)" \
-	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
+	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh" \
+	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/test_gate_demo.sh"
 
 check: bhprof static faults $(OUTPUT)/unit_tests $(OUTPUT)/fuzz_recfile $(OUTPUT)/gate_sim
 	./tests/run-suites.sh $(CHECK_SUITES)
