@@ -21,7 +21,7 @@ CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
 	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Wno-unused-function $(INCLUDES)
-LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lm -lpthread
+LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lmicrohttpd -lm -lpthread
 STATIC_LIBS := -Wl,--start-group -l:libbpf.a -l:libelf.a -l:libz.a \
 	       -l:libncursesw.a -l:libtinfo.a -lm -lpthread -Wl,--end-group
 
@@ -56,9 +56,14 @@ $(OUTPUT)/facts.o: VERSION
 bhprof: $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
-# The QEMU guests have no shared libraries: they need this one.
+# The QEMU guests have no shared libraries: they need this one. It has no
+# serve: libmicrohttpd's static library drags in gnutls, which Debian
+# ships only shared.
 static: $(OUTPUT)/bhprof-static
-$(OUTPUT)/bhprof-static: $(OBJS)
+$(OUTPUT)/serve-static.o: src/serve.c src/*.h include/*.h | $(OUTPUT)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DBHPROF_NO_SERVE -c $< -o $@
+
+$(OUTPUT)/bhprof-static: $(filter-out $(OUTPUT)/serve.o,$(OBJS)) $(OUTPUT)/serve-static.o
 	$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
 # Regenerate the checked-in vmlinux.h from a kernel's BTF (default: this

@@ -77,7 +77,8 @@ static int add_device(struct collector_opts *c, const char *s)
 	return 0;
 }
 
-enum { OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN };
+enum { OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_LISTEN,
+       OPT_TEXTFILE };
 
 static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
@@ -88,6 +89,8 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "plain", no_argument, NULL, OPT_PLAIN },
 	{ "output", required_argument, NULL, 'o' },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -102,6 +105,9 @@ static bool allowed_opt(int c, unsigned int allowed)
 		return allowed & RUN_OPT_OUTPUT;
 	case OPT_PLAIN:
 		return allowed & RUN_OPT_PLAIN;
+	case OPT_LISTEN:
+	case OPT_TEXTFILE:
+		return allowed & RUN_OPT_SERVE;
 	default:
 		return true;
 	}
@@ -134,6 +140,12 @@ static int parse_one(int c, struct run_opts *o)
 		return 0;
 	case 'o':
 		o->output = optarg;
+		return 0;
+	case OPT_LISTEN:
+		o->listen = optarg;
+		return 0;
+	case OPT_TEXTFILE:
+		o->textfile = optarg;
 		return 0;
 	case 'v':
 		o->col.verbose = true;
