@@ -207,13 +207,25 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
+	static int seen;
 	struct server *srv = cls;
 
-	/* answered at once, before any body: nothing here takes one */
+	/* answered at once, before any body: libmicrohttpd then closes
+	 * the connection, which is what a client posting here deserves */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 				  "only GET and HEAD\n");
+	/* a good request is answered on the second call, once it is read
+	 * whole: only then does the connection stay open for the next */
+	if (!*req_cls) {
+		*req_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;	/* a GET's body means nothing */
+		return MHD_YES;
+	}
 	if (!strcmp(url, "/metrics"))
 		return metrics(srv, conn);
 	if (!strcmp(url, "/"))
