@@ -188,6 +188,28 @@ check "prometheus scraped OpenMetrics and its parser took it ($got scrapes)" \
 	[ "${got:-0}" -gt 0 ]
 got=$(q 'count(bhprof_run_info{buffer_head=~"y|n|unknown",attach_bio!=""})')
 check "promql: the info metric carries buffer_head and attach modes" [ "$got" = 1 ]
+
+# README's example queries, as printed there
+readme_query() { # readme_query N: the Nth indented block after "### Scrape"
+	awk -v n="$1" '/^### Scrape config/ { on = 1 } /^## / && !/Scrape/ { on = 0 }
+		on && /^    / { if (!inb) blk++; inb = 1; if (blk == n) print substr($0, 5); next }
+		{ inb = 0 }' "$(dirname "$0")/../../README.md"
+}
+qall() { # qall PROMQL: "path=value ..." of every series
+	curl -s -m 5 "$PROM/api/v1/query" --data-urlencode "query=$1" |
+		jq -r '[.data.result[] | "\(.metric.path)=\(.value[1])"] | join(" ")'
+}
+for n in 2 3 4; do
+	query=$(readme_query $n)
+	res=$(qall "$query")
+	echo "     README query $n: $res"
+	case $n in
+	2) check "README: buffer_heads per MiB by kernel, > 0 on bh" \
+		awk -v r="$res" 'BEGIN { exit !(r ~ /bh=[0-9]/ && r !~ /bh=0( |$)/) }' ;;
+	*) check "README: query $n answers for bh and iomap" \
+		awk -v r="$res" 'BEGIN { exit !(r ~ /bh=[0-9]/ && r ~ /iomap=[0-9]/) }' ;;
+	esac
+done
 kill "$PROM_PID" 2>/dev/null
 wait "$PROM_PID" 2>/dev/null
 PROM_PID=
