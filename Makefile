@@ -21,7 +21,7 @@ CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
 	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Wno-unused-function $(INCLUDES)
-LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lm -lpthread
+LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lmicrohttpd -lm -lpthread
 STATIC_LIBS := -Wl,--start-group -l:libbpf.a -l:libelf.a -l:libz.a \
 	       -l:libncursesw.a -l:libtinfo.a -lm -lpthread -Wl,--end-group
 
@@ -56,9 +56,14 @@ $(OUTPUT)/facts.o: VERSION
 bhprof: $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
-# The QEMU guests have no shared libraries: they need this one.
+# The QEMU guests have no shared libraries: they need this one. It has no
+# serve: libmicrohttpd's static library drags in gnutls, which Debian
+# ships only shared.
 static: $(OUTPUT)/bhprof-static
-$(OUTPUT)/bhprof-static: $(OBJS)
+$(OUTPUT)/serve-static.o: src/serve.c src/*.h include/*.h | $(OUTPUT)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DBHPROF_NO_SERVE -c $< -o $@
+
+$(OUTPUT)/bhprof-static: $(filter-out $(OUTPUT)/serve.o,$(OBJS)) $(OUTPUT)/serve-static.o
 	$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
 # Regenerate the checked-in vmlinux.h from a kernel's BTF (default: this
@@ -102,7 +107,7 @@ deps:
 clean:
 	rm -rf $(OUTPUT) bhprof
 
-.PHONY: all static vmlinux install deps clean check unit live vm fuzz bench faults
+.PHONY: all static vmlinux install deps clean check unit live vm gate-demo fuzz bench faults
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -172,7 +177,7 @@ $(OUTPUT)/fault-%/bhprof.skel.h: $(OUTPUT)/fault-%/bhprof.bpf.o
 $(OUTPUT)/fault-%/attach.o: src/attach.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
 	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
 $(OUTPUT)/fault-%/collector.o: src/collector.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
-	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
+	$(CC) -I$(@D) $(CFLAGS) -DBHPROF_FAULT -c $< -o $@
 
 $(OUTPUT)/fault-%/bhprof: $(OUTPUT)/fault-%/attach.o $(OUTPUT)/fault-%/collector.o $(filter-out $(SKEL_USERS),$(OBJS))
 	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
@@ -182,12 +187,18 @@ faults: $(FAULT_BINS)
 vm: static
 	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh
 
+# bhprof gate end to end: 6.12-bh against 6.12-nobh under QEMU, both ways,
+# and an A/A (docs/ci.md)
+gate-demo: static
+	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/test_gate_demo.sh
+
 # Every suite ends with "N passed, N failed"; run-suites.sh adds them up
 # and fails on a suite that dies before its tally.
 CHECK_SUITES := "$(OUTPUT)/unit_tests" "$(OUTPUT)/gate_sim" \
 	$(foreach t,$(LIVE_TESTS),"bash $(t)") \
 	"tests/fuzz/run.sh $(FUZZ_RUNS)" \
-	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh"
+	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/run-matrix.sh" \
+	"BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/test_gate_demo.sh"
 
 check: bhprof static faults $(OUTPUT)/unit_tests $(FUZZ_BINS) $(OUTPUT)/gate_sim
 	./tests/run-suites.sh $(CHECK_SUITES)

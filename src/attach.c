@@ -346,18 +346,14 @@ static void why_add(struct attach_plan *p, enum bhp_group g, const char *fmt,
  * A program the kernel refused costs its flavour: fentry falls to
  * kprobe, kprobe to the tracepoint stand-in, and a group with nothing
  * left is lost. --attach MODE asked for one flavour: nothing to fall to.
+ * m is the refused program's flavour.
  */
-int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
-		       const struct bpf_program *prog, const char *why)
+static int demote(struct attach_plan *p, enum bhp_group g, enum attach_mode m,
+		  const char *what, const char *why)
 {
-	enum attach_mode m = MODE_TRACEPOINT;
-	enum bhp_group g;
-
-	if (!is_tp_prog(s, prog, &g) && !is_func_prog(s, prog, &g, &m))
-		return -ENOENT;
 	if (p->request != MODE_AUTO || p->failed[g])
 		return -EINVAL;
-	why_add(p, g, "%s: %s", bpf_program__name(prog), why);
+	why_add(p, g, "%s: %s", what, why);
 	if (m == MODE_FENTRY) {
 		p->group_mode[g] = MODE_KPROBE;
 	} else if (m == MODE_KPROBE && p->tp_ok[g]) {
@@ -369,6 +365,28 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 		group_lost(p, g, why);
 	}
 	return g;
+}
+
+int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
+		       const struct bpf_program *prog, const char *why)
+{
+	enum attach_mode m = MODE_TRACEPOINT;
+	enum bhp_group g;
+
+	if (!is_tp_prog(s, prog, &g) && !is_func_prog(s, prog, &g, &m))
+		return -ENOENT;
+	return demote(p, g, m, bpf_program__name(prog), why);
+}
+
+int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
+			     const char *why)
+{
+	enum attach_mode m = p->group_mode[g];
+
+	/* under kprobe the stand-in loads too: either may be the one */
+	if (m == MODE_KPROBE)
+		p->tp_ok[g] = false;
+	return demote(p, g, m, group_name(g), why);
 }
 
 static void autoload_tracepoints(struct attach_plan *p,

@@ -60,6 +60,9 @@ struct bpf_program;
  * group, or a negative errno when the run cannot go on without it. */
 int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *skel,
 		       const struct bpf_program *prog, const char *why);
+/* The same when only the group is known: its current flavour goes. */
+int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
+			     const char *why);
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 		       struct run_info *info);
 void attach_plan_detach(struct attach_plan *p);

@@ -144,6 +144,11 @@ static struct bpf_program *refused_prog(struct bpf_object *obj)
 	char name[BPF_OBJ_NAME_LEN * 4];
 	size_t n;
 
+#ifdef BHPROF_FAULT
+	/* tests only: as if libbpf's wording had changed */
+	if (getenv("BHPROF_FAULT_ANON"))
+		return NULL;
+#endif
 	while ((p = strstr(p, "prog '"))) {
 		at = p + 6;
 		p = at;
@@ -199,12 +204,44 @@ static void refusal_reason(int err, char *buf, size_t len)
 }
 
 /*
+ * libbpf named no program (another libbpf's wording): load each group
+ * alone to find one the kernel refuses. Only on this rare path does
+ * bhprof pay for extra loads.
+ */
+static int refused_group(struct collector *c, const struct collector_opts *o)
+{
+	struct attach_plan *one = malloc(sizeof(*one));
+	struct bhprof_bpf *keep = c->skel;
+	int found = -ENOENT;
+
+	for (int g = 0; one && g < BHP_NR_GROUPS && found < 0; g++) {
+		if (c->plan.failed[g] || c->plan.group_mode[g] == MODE_NONE)
+			continue;
+		*one = c->plan;
+		for (int h = 0; h < BHP_NR_GROUPS; h++)
+			one->failed[h] = h != g;
+		c->skel = bhprof_bpf__open();
+		if (!c->skel)
+			break;
+		set_rodata(c, o);
+		attach_plan_autoload(one, c->skel);
+		if (bhprof_bpf__load(c->skel))
+			found = g;
+		bhprof_bpf__destroy(c->skel);
+	}
+	c->skel = keep;
+	free(one);
+	return found;
+}
+
+/*
  * Loads the object. A program the kernel refuses costs its flavour, then
  * its group (attach_plan_demote), not the run: each try drops one
  * flavour, so the loop ends.
  */
 static int load_object(struct collector *c, const struct collector_opts *o)
 {
+	struct bpf_program *prog;
 	char why[200];
 	int err, g;
 
@@ -224,10 +261,14 @@ static int load_object(struct collector *c, const struct collector_opts *o)
 		if (!err)
 			return 0;
 		refusal_reason(err, why, sizeof(why));
-		g = -ENOENT;
-		if (refused_prog(c->skel->obj))
-			g = attach_plan_demote(&c->plan, c->skel,
-					       refused_prog(c->skel->obj), why);
+		prog = refused_prog(c->skel->obj);
+		if (prog) {
+			g = attach_plan_demote(&c->plan, c->skel, prog, why);
+		} else {
+			g = refused_group(c, o);
+			if (g >= 0)
+				g = attach_plan_demote_group(&c->plan, g, why);
+		}
 		if (g < 0) {
 			fprintf(stderr, "bhprof: failed to load the BPF "
 				"programs: %s%s\n", why,

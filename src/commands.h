@@ -11,5 +11,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif /* BHPROF_COMMANDS_H */

@@ -331,6 +331,40 @@ static int judge(const struct gate *g, struct judged *j)
 	return isnan(j->p) ? -ENOMEM : 0;
 }
 
+/*
+ * A write latency timed at the function (fentry, kprobe) and one timed
+ * around the syscall (tracepoint) are not the same figure: say so when
+ * the recordings were not all made in one mode.
+ */
+static void warn_mixed_modes(const struct gate *g)
+{
+	const struct side *sides[] = { &g->base, &g->cand };
+	const struct run_info *first = recfile_info(g->base.runs[0].rec);
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < sides[s]->n; i++) {
+			const struct run_info *in =
+				recfile_info(sides[s]->runs[i].rec);
+
+			for (int id = 0; id < NR_PROBES; id++) {
+				const struct probe_state *a = &first->probes[id];
+				const struct probe_state *b = &in->probes[id];
+
+				if (a->absent || b->absent || a->failed ||
+				    b->failed || a->mode == b->mode)
+					continue;
+				fprintf(stderr, "bhprof gate: warning: %s was "
+					"recorded in %s mode in %s and in %s "
+					"mode in %s: its figures are not timed "
+					"alike\n", probe_name(id),
+					mode_name(a->mode),
+					g->base.runs[0].path, mode_name(b->mode),
+					sides[s]->runs[i].path);
+				return;
+			}
+		}
+}
+
 /* Rules on figures no recording could measure: an error if asked for,
  * left out of the default set. */
 static int check_measured(struct gate *g)
@@ -411,6 +445,7 @@ static int judge_all(struct gate *g, struct gate_opts *o)
 		g->j[i].r = &o->rules[i];
 	if (check_measured(g))
 		return -1;
+	warn_mixed_modes(g);
 	for (size_t i = 0; i < g->nr; i++)
 		g->nr_judged += !g->j[i].skipped;
 	if (!g->nr_judged) {

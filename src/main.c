@@ -22,6 +22,7 @@ static const struct cmd cmds[] = {
 	{ "diff", cmd_diff, "compare two recorded files" },
 	{ "gate", cmd_gate, "judge candidate recordings against a baseline (CI)" },
 	{ "probe", cmd_probe, "show what this kernel lets bhprof attach" },
+	{ "serve", cmd_serve, "export live metrics to Prometheus" },
 };
 
 #define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -70,7 +70,7 @@ static int add_device(struct collector_opts *c, const char *s)
 
 enum {
 	OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_FORCE,
-	OPT_CMD_AS_ROOT,
+	OPT_CMD_AS_ROOT, OPT_LISTEN, OPT_TEXTFILE,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +84,8 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "cmd-as-root", no_argument, NULL, OPT_CMD_AS_ROOT },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -99,6 +101,9 @@ static bool allowed_opt(int c, unsigned int allowed)
 		return allowed & RUN_OPT_OUTPUT;
 	case OPT_PLAIN:
 		return allowed & RUN_OPT_PLAIN;
+	case OPT_LISTEN:
+	case OPT_TEXTFILE:
+		return allowed & RUN_OPT_SERVE;
 	default:
 		return true;
 	}
@@ -137,6 +142,12 @@ static int parse_one(int c, struct run_opts *o)
 		return 0;
 	case OPT_CMD_AS_ROOT:
 		o->cmd_as_root = true;
+		return 0;
+	case OPT_LISTEN:
+		o->listen = optarg;
+		return 0;
+	case OPT_TEXTFILE:
+		o->textfile = optarg;
 		return 0;
 	case 'v':
 		o->col.verbose = true;

@@ -21,6 +21,8 @@ struct run_opts {
 	const char *output;	/* -o FILE */
 	bool force;		/* --force: -o may replace a file */
 	bool cmd_as_root;	/* --cmd-as-root: CMD keeps root under sudo */
+	const char *listen;	/* --listen ADDR:PORT (serve) */
+	const char *textfile;	/* --textfile DIR (serve) */
 	struct collector_opts col;
 	char **cmd;		/* after --, NULL if none */
 };
@@ -29,6 +31,7 @@ struct run_opts {
 #define RUN_OPT_JSON 0x1
 #define RUN_OPT_OUTPUT 0x2
 #define RUN_OPT_PLAIN 0x4
+#define RUN_OPT_SERVE 0x8	/* --listen, --textfile */
 
 /* Returns 0, 1 when --help was printed, or -1 after an error line. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o,

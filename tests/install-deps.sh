@@ -5,11 +5,11 @@
 set -euo pipefail
 
 BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-       libncurses-dev pkg-config"
+       libncurses-dev libmicrohttpd-dev pkg-config"
 # to build, lint, install and complete the Debian package (test_package.sh)
 PACKAGE="dpkg-dev debhelper lintian bash-completion"
 RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio libxml2-utils python3 sudo time
-	   libclang-rt-14-dev chromium"
+	   libclang-rt-14-dev chromium prometheus curl iproute2"
 here=$(cd "$(dirname "$0")" && pwd)
 VM=""
 [ -f "$here/vm/deps.txt" ] && VM=$(grep -v '^#' "$here/vm/deps.txt" | tr '\n' ' ')
@@ -19,8 +19,16 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+had_prometheus=$(dpkg-query -W -f='${Status}' prometheus 2>/dev/null || true)
 apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $BUILD $PACKAGE $RUN_TESTS $VM
 # and whatever else debian/control's Build-Depends names
 apt-get build-dep -y -q --no-install-recommends "$here/.."
+# tests/live/test_serve.sh starts its own Prometheus on loopback; the
+# service the package starts would listen on every interface. One that
+# was there before is left alone.
+if [ "$had_prometheus" != "install ok installed" ] &&
+   [ -d /run/systemd/system ]; then
+	systemctl disable --now prometheus || true
+fi

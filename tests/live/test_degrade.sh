@@ -85,6 +85,14 @@ check "bio lost: bios, totals and devices are null" \
 	[ "$(j '.paths.bh.bio.count, .paths.iomap.bio.size_bytes, .bio_total.count, .devices' | sort -u)" = null ]
 check "bio lost: the device was still written (diskstats $DS)" [ "$DS" -ge "$BYTES" ]
 
+# --- the same when libbpf's warnings name no program: each group is
+# loaded alone to find the one refused (test builds only can hide it)
+BHPROF_FAULT_ANON=1 "$F_BIO" stat --json --duration 0.2 >"$WORK/out.json" 2>"$WORK/err"
+check "unnamed refusal: stat still runs, bio failed, the rest attached" \
+	[ $? = 0 ] && [ "$(j .attach.bio)" = failed ] &&
+	[ "$(j .attach.bh_alloc)" = tracepoint ] &&
+	grep -q "lost the bio probes" "$WORK/err"
+
 # --- top: the live view says failed where the bio figures would be
 "$F_BIO" top --plain -i 0.5 --duration 0.6 >"$WORK/top.txt" 2>/dev/null
 check "top --plain: bios/s and mean bio read failed" \

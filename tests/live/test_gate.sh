@@ -126,6 +126,13 @@ else
 	tail -n 1 "$WORK/worse.kunit.txt" | sed 's/^/     kunit.py: /'
 fi
 
+# --- recordings made in different attach modes: judged, with a warning
+"$BHPROF" gate --baseline "$WORK"/same/base-*.bhp --candidate "$WORK"/tp/cand-*.bhp \
+	>/dev/null 2>"$WORK/err"
+check "mixed attach modes: exit 0, one warning that timings differ" \
+	[ $? = 0 ] && [ "$(wc -l <"$WORK/err")" = 1 ] &&
+	grep -q "warning: write_blkdev was recorded in fentry mode .* tracepoint mode" "$WORK/err"
+
 # --- what a CI job can get wrong: one line, exit 2
 expect_error "too few recordings to judge" \
 	"$BHPROF" gate --baseline "${B[@]:0:3}" --candidate "${B[@]:3:3}"

@@ -11,7 +11,9 @@
 # usage: build-initramfs.sh KERNEL_IMAGE OUTPUT.cpio
 # environment: BHPROF_BIN (default .output/bhprof-static), VMWRITER_BIN
 #   (default build/vmwriter), VM_MODES, VM_SCENARIOS, VM_STAT_TIMEOUT,
-#   VM_VERBOSE (1: run bhprof with -v always)
+#   VM_VERBOSE (1: run bhprof with -v always); VM_JOB (matrix, the default,
+#   or gate-record: see guest-init.sh) with VM_GATE_RUNS (6) and
+#   VM_GATE_WRITE (vmwriter's options for each run, default "-s 1m -t 16m")
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -107,6 +109,9 @@ VM_SCENARIOS='${plan# }'
 VM_STAT_TIMEOUT=${VM_STAT_TIMEOUT:-90}
 VM_DEADLINE=${VM_DEADLINE:-390}
 VM_VERBOSE=${VM_VERBOSE:-0}
+VM_JOB='${VM_JOB:-matrix}'
+VM_GATE_RUNS=${VM_GATE_RUNS:-6}
+VM_GATE_WRITE='${VM_GATE_WRITE:--s 1m -t 16m}'
 CONF
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 

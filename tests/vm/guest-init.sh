@@ -4,7 +4,10 @@
 # /init of the VM-matrix guests. Mounts the pseudo filesystems, loads the
 # kernel's modules, finds the NVMe disks by serial, makes the filesystems,
 # then runs `bhprof probe` once and `bhprof stat --attach MODE -- scenario`
-# for every mode and scenario in /etc/vm.conf. Results go to a tar archive
+# for every mode and scenario in /etc/vm.conf. With VM_JOB=gate-record it
+# does none of that: it records the same raw-disk write VM_GATE_RUNS times
+# with `bhprof record`, the samples of tests/vm/gate-demo.sh's regression
+# gates, into gate/run-N.bhp. Results go to a tar archive
 # written raw onto the disk with serial bhp-res; the host unpacks it. The
 # console gets one "vm-guest:" line per step. Ends with poweroff -f.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -64,6 +67,23 @@ load_modules() {
 	done
 }
 
+# Partial results reach the host even if the guest is killed later.
+save() {
+	[ -n "$RES" ] && tar -cf "$RES" -C $R . 2>/dev/null && sync
+}
+
+# Every run starts from an empty page cache: no dirty pages (or buffer
+# heads) left over from the one before.
+quiesce() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sync
+}
+
+uptime_s() {
+	cut -d. -f1 /proc/uptime
+}
+
 # /dev name of the NVMe namespace whose controller serial is $1
 disk_by_serial() {
 	for b in /sys/block/nvme*; do
@@ -104,6 +124,35 @@ fi
 for d in $RAW1 $RAW2 $XFS_DEV $EXT4_DEV; do
 	echo "$d $(blockdev --getbsz $d) $(blockdev --getss $d)" >> $R/blocksizes.txt
 done
+
+# VM_JOB=gate-record: the samples of a regression gate. The same write to
+# the raw disk VM_GATE_RUNS times, each under its own `bhprof record` in
+# the default attach mode, as a CI job would record it. Each recording is
+# one sample; the gate compares the runs of two kernels. The raw disk
+# needs no filesystem, so none is made.
+gate_record() {
+	G=$R/gate
+	mkdir -p $G
+	i=1
+	while [ $i -le "$VM_GATE_RUNS" ]; do
+		if [ $(( $(uptime_s) + VM_STAT_TIMEOUT )) -gt "$VM_DEADLINE" ]; then
+			log "gate run $i SKIPPED: out of time"
+			break
+		fi
+		quiesce
+		timeout -s KILL $VM_STAT_TIMEOUT \
+			bhprof record -o $G/run-$i.bhp -d $RAW1 -- \
+			vmwriter $VM_GATE_WRITE $RAW1 \
+			> $G/run-$i.writer.json 2> $G/run-$i.err
+		rc=$?
+		echo $rc > $G/run-$i.rc
+		log "gate run $i: bhprof record -d $RAW1 -- vmwriter $VM_GATE_WRITE: rc=$rc"
+		save
+		i=$((i + 1))
+	done
+	finish
+}
+[ "${VM_JOB:-matrix}" = gate-record ] && gate_record
 
 mkdir -p /mnt/xfs /mnt/ext4
 export XFS_MNT="" EXT4_MNT=""
@@ -170,20 +219,6 @@ echo $? > $R/priv.rc
 grep -E '^bhprof: (probes attached|kept root)' $R/priv.err > $R/priv.txt
 log "priv: $(cat $R/priv.txt)"
 save
-
-quiesce() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	sync
-}
-
-save() {
-	[ -n "$RES" ] && tar -cf "$RES" -C $R . 2>/dev/null && sync
-}
-
-uptime_s() {
-	cut -d. -f1 /proc/uptime
-}
 
 for mode in $VM_MODES; do
 	for s in $VM_SCENARIOS; do

@@ -14,6 +14,33 @@ note() {
 	printf 'vm: %s\n' "$*" >&2
 }
 
+# What every boot needs on the host, checked before any: prints the first
+# thing missing, with how to get it, and fails.
+vm_preflight() {
+	local t qemu=${QEMU:-qemu-system-x86_64}
+	command -v "$qemu" >/dev/null || {
+		echo "$qemu not found: apt-get install qemu-system-x86 (see tests/vm/deps.txt)"
+		return 1; }
+	for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd flock; do
+		command -v "$t" >/dev/null || {
+			echo "$t not found: apt-get install \$(cat tests/vm/deps.txt)"
+			return 1; }
+	done
+	! ldd "$(command -v busybox)" >/dev/null 2>&1 || {
+		echo "busybox is not static: apt-get install busybox-static"
+		return 1; }
+}
+
+# The guests' static vmwriter, built into $BUILD_DIR and exported as
+# VMWRITER_BIN for build-initramfs.sh.
+build_vmwriter() {
+	"${CC:-cc}" -static -O2 -Wall -o "$BUILD_DIR/vmwriter" "$VM_DIR/writer.c" \
+		2>"$BUILD_DIR/vmwriter.log" || {
+		cat "$BUILD_DIR/vmwriter.log" >&2
+		return 1; }
+	export VMWRITER_BIN=$BUILD_DIR/vmwriter
+}
+
 # The folder that holds the test kernels: ../shared/kernels beside the
 # repository unless BHPROF_KERNELS_DIR says otherwise.
 kernels_dir() {

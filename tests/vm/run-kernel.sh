@@ -10,7 +10,9 @@
 # Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, CRASHED,
 # NORESULTS, QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
 # environment: VM_TIMEOUT (default 420 s), VM_SMP (2), VM_MEM (1024 MiB),
-#   QEMU (qemu-system-x86_64); and those of build-initramfs.sh.
+#   QEMU (qemu-system-x86_64); and those of build-initramfs.sh, among them
+#   VM_JOB=gate-record (VM_GATE_RUNS, VM_GATE_WRITE), which leaves the
+#   recordings in OUTDIR/results/gate/run-N.bhp.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 

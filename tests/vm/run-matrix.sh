@@ -47,15 +47,7 @@ fatal() {
 	exit 2
 }
 
-qemu=${QEMU:-qemu-system-x86_64}
-command -v "$qemu" >/dev/null ||
-	fatal "$qemu not found: apt-get install qemu-system-x86 (see tests/vm/deps.txt)"
-for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd flock; do
-	command -v "$t" >/dev/null ||
-		fatal "$t not found: apt-get install \$(cat tests/vm/deps.txt)"
-done
-! ldd "$(command -v busybox)" >/dev/null 2>&1 ||
-	fatal "busybox is not static: apt-get install busybox-static"
+msg=$(vm_preflight) || fatal "$msg"
 
 if [ $# -gt 0 ]; then
 	kernels=("$@")
@@ -76,11 +68,7 @@ fi
 [ -x "$bin" ] || fatal "no static bhprof at $bin"
 export BHPROF_BIN=$bin
 
-cc=${CC:-cc}
-"$cc" -static -O2 -Wall -o "$BUILD_DIR/vmwriter" "$VM_DIR/writer.c" \
-	2>"$BUILD_DIR/vmwriter.log" ||
-	{ cat "$BUILD_DIR/vmwriter.log" >&2; fatal "cannot build the static vmwriter (libc6-dev)"; }
-export VMWRITER_BIN=$BUILD_DIR/vmwriter
+build_vmwriter || fatal "cannot build the static vmwriter (libc6-dev)"
 
 # ---- boot every kernel, VM_JOBS at a time ------------------------------
 jobs_max=${VM_JOBS:-2}
