@@ -50,20 +50,6 @@ static void __attribute__((noreturn)) exit_as(int status)
 	_exit(128 + WTERMSIG(status));
 }
 
-static void close_others(int keep)
-{
-	long max;
-
-	if (!syscall(SYS_close_range, 3, keep - 1, 0) &&
-	    !syscall(SYS_close_range, keep + 1, ~0U, 0))
-		return;
-	/* before 5.9 */
-	max = sysconf(_SC_OPEN_MAX);
-	for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-		if (fd != keep)
-			close(fd);
-}
-
 /*
  * Terminal signals reach the whole process group: the keeper ignores
  * them and lets the command decide. A pidfd wakes it when the command
@@ -87,7 +73,7 @@ static void __attribute__((noreturn)) keep(char **cmd,
 	if (c == 0)
 		exec_cmd(cmd, pc, errfd);
 	/* nothing of bhprof's (BPF links, the recording) stays alive here */
-	close_others(ctl);
+	priv_close_all_but(ctl);
 	pidfd = syscall(SYS_pidfd_open, c, 0);
 	pf[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 	for (;;) {

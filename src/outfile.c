@@ -10,8 +10,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "outfile.h"
@@ -287,4 +290,156 @@ int outfile_create(const char *path, unsigned int flags)
 	close(dirfd);
 	free(base);
 	return fd < 0 ? say(path, fd) : fd;
+}
+
+/* ---- the writer ---- */
+
+#define WRITER_MAX (64u << 20)	/* a textfile is kilobytes */
+#define WRITER_STOP UINT64_MAX
+
+struct outfile_writer {
+	char *path;
+	unsigned int flags;
+	int sock;		/* to the helper; -1: write in this process */
+	pid_t pid;
+};
+
+static int put_here(const char *path, unsigned int flags, const void *buf,
+		    size_t len)
+{
+	struct outfile *of;
+	int err;
+
+	err = outfile_open(path, flags, &of);
+	if (err)
+		return err;
+	if (len && fwrite(buf, 1, len, outfile_fp(of)) != len) {
+		outfile_abort(of);
+		return say(path, -EIO);
+	}
+	return outfile_commit(of);
+}
+
+static int xfer(int fd, void *buf, size_t len, bool out)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The helper: a length, the bytes, a reply; EOF or STOP ends it. */
+static void __attribute__((noreturn)) writer_loop(struct outfile_writer *w)
+{
+	bool remove = true;
+	uint64_t len;
+	char *buf;
+	int err;
+
+	signal(SIGINT, SIG_IGN);	/* bhprof decides when it ends */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	priv_close_all_but(w->sock);
+	while (!xfer(w->sock, &len, sizeof(len), false)) {
+		if (len == WRITER_STOP || len == WRITER_STOP - 1) {
+			remove = len == WRITER_STOP;
+			break;
+		}
+		buf = len <= WRITER_MAX ? malloc(len ? len : 1) : NULL;
+		if (!buf || xfer(w->sock, buf, len, false))
+			_exit(1);
+		err = put_here(w->path, w->flags, buf, len);
+		free(buf);
+		if (xfer(w->sock, &err, sizeof(err), true))
+			_exit(1);
+	}
+	if (remove)
+		unlink(w->path);
+	err = 0;
+	xfer(w->sock, &err, sizeof(err), true);
+	_exit(0);
+}
+
+int outfile_writer_start(const char *path, unsigned int flags,
+			 struct outfile_writer **out)
+{
+	struct outfile_writer *w = calloc(1, sizeof(*w));
+	int sv[2], err;
+
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		return say(path, -ENOMEM);
+	}
+	w->flags = flags;
+	w->sock = -1;
+	*out = w;
+	if (!priv_would_drop())
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		err = -errno;
+		goto fail;
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		err = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		goto fail;
+	}
+	if (w->pid == 0) {
+		w->sock = sv[1];
+		writer_loop(w);
+	}
+	close(sv[1]);
+	w->sock = sv[0];
+	return 0;
+fail:
+	free(w->path);
+	free(w);
+	return say(path, err);
+}
+
+int outfile_writer_put(struct outfile_writer *w, const void *buf, size_t len)
+{
+	uint64_t n = len;
+	int err, reply;
+
+	if (w->sock < 0)
+		return put_here(w->path, w->flags, buf, len);
+	if (len > WRITER_MAX)
+		return say(w->path, -EFBIG);
+	err = xfer(w->sock, &n, sizeof(n), true) ?:
+	      xfer(w->sock, (void *)buf, len, true) ?:
+	      xfer(w->sock, &reply, sizeof(reply), false);
+	return err ?: reply;	/* the helper said why, if it could */
+}
+
+void outfile_writer_stop(struct outfile_writer *w, bool remove)
+{
+	uint64_t stop = remove ? WRITER_STOP : WRITER_STOP - 1;
+	int err;
+
+	if (!w)
+		return;
+	if (w->sock < 0 && remove)
+		unlink(w->path);
+	if (w->sock >= 0) {
+		/* its reply says the file is gone, if it was to go */
+		if (!xfer(w->sock, &stop, sizeof(stop), true))
+			xfer(w->sock, &err, sizeof(err), false);
+		close(w->sock);
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(w->path);
+	free(w);
 }

@@ -22,6 +22,8 @@
 #ifndef BHPROF_OUTFILE_H
 #define BHPROF_OUTFILE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define OUTFILE_FORCE 0x1	/* replace an existing regular file */
@@ -49,5 +51,27 @@ void outfile_abort(struct outfile *of);
  * truncated: whoever still has it open keeps the old data.
  */
 int outfile_create(const char *path, unsigned int flags);
+
+/* ---- a whole file rewritten all along a run: serve --textfile ---- */
+
+/*
+ * After priv_drop bhprof may not create files in the directory of path
+ * any more (node_exporter's textfile directory is root's). Started
+ * before the drop, a writer is a small helper process that keeps root
+ * for exactly this: it holds none of bhprof's files or BPF objects and
+ * only replaces path, whole, with the bytes it is sent. Without root to
+ * give up, it is no process, just the same calls.
+ */
+struct outfile_writer;
+
+/* flags: OUTFILE_*; the path is checked now. 0 or a negative errno,
+ * after one error line. */
+int outfile_writer_start(const char *path, unsigned int flags,
+			 struct outfile_writer **out);
+/* path becomes exactly buf (outfile_open + outfile_commit). */
+int outfile_writer_put(struct outfile_writer *w, const void *buf, size_t len);
+/* Ends the writer; with remove, path goes too (so that a stopped
+ * exporter's figures do not look live). Also when bhprof dies. */
+void outfile_writer_stop(struct outfile_writer *w, bool remove);
 
 #endif /* BHPROF_OUTFILE_H */

@@ -202,7 +202,7 @@ fail:
 	return err;
 }
 
-static bool privileged(void)
+bool priv_would_drop(void)
 {
 	uint64_t eff = 0, prm = 0;
 
@@ -217,7 +217,7 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 	gid_t gid;
 	pid_t pid;
 
-	if (!privileged())
+	if (!priv_would_drop())
 		return fn(arg);
 	fflush(NULL);	/* or the child writes it a second time */
 	pid = fork();
@@ -254,6 +254,20 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 	}
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : PRIV_RUN_FAILED;
 	return status == PRIV_RUN_FAILED ? -1 : status;
+}
+
+void priv_close_all_but(int keep)
+{
+	long max;
+
+	if (!syscall(SYS_close_range, 3, keep - 1, 0) &&
+	    !syscall(SYS_close_range, keep + 1, ~0U, 0))
+		return;
+	/* before 5.9 */
+	max = sysconf(_SC_OPEN_MAX);
+	for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		if (fd != keep)
+			close(fd);
 }
 
 void priv_cmd_prepare(struct priv_cmd *c, bool keep_root)

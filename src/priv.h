@@ -57,6 +57,13 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose);
 #define PRIV_RUN_FAILED 125
 int priv_run_dropped(int (*fn)(void *arg), void *arg);
 
+/* Would priv_drop or priv_run_dropped give anything up here? */
+bool priv_would_drop(void);
+
+/* For a helper that must hold nothing of bhprof's (BPF links, maps,
+ * recordings): closes every fd above 2 but keep. */
+void priv_close_all_but(int keep);
+
 /* The identity a command run under bhprof (-- CMD) takes. */
 struct priv_cmd {
 	bool as_user;		/* false: it keeps bhprof's own ids */

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "commands.h"
+#include "outfile.h"
 #include "promfmt.h"
 #include "runloop.h"
 
@@ -343,50 +344,19 @@ static struct MHD_Daemon *start_http(struct server *srv, int fd)
 
 /* ---- the textfile ---- */
 
-static int write_all(int fd, const char *buf, size_t len)
+/* Through outfile's writer: DIR is usually root's, and serve has given
+ * up root by now; node_exporter reads only *.prom, and outfile's rename
+ * is seen whole or not at all. */
+static int textfile_write(struct server *srv, struct outfile_writer *w)
 {
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* A temporary file in DIR, renamed over bhprof.prom: node_exporter
- * reads only *.prom, and a rename is seen whole or not at all. */
-static int textfile_write(struct server *srv, const char *dir)
-{
-	char tmp[PATH_MAX], dst[PATH_MAX];
 	size_t len = 0;
 	char *buf;
-	int fd, err;
+	int err;
 
-	snprintf(dst, sizeof(dst), "%s/bhprof.prom", dir);
-	snprintf(tmp, sizeof(tmp), "%s/.bhprof.prom.XXXXXX", dir);
 	err = render(srv, PROM_TEXT, false, &buf, &len);
 	if (err)
 		return err;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = write_all(fd, buf, len);
-	if (!err && fchmod(fd, 0644))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, dst))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-out:
+	err = outfile_writer_put(w, buf, len);
 	free(buf);
 	return err;
 }
@@ -406,17 +376,16 @@ static int check_textfile_dir(const char *dir)
 /* ---- the command ---- */
 
 static int serve_loop(struct run_opts *o, struct run_state *st,
-		      struct server *srv)
+		      struct server *srv, struct outfile_writer *w)
 {
-	char path[PATH_MAX];
 	int err = 0;
 
 	for (uint64_t k = 1;; k++) {
 		bool more = run_wait(o, st, st->start_ns +
 				     (uint64_t)(k * o->interval * 1e9));
 
-		if (o->textfile && more) {
-			err = textfile_write(srv, o->textfile);
+		if (w && more) {
+			err = textfile_write(srv, w);
 			if (err) {
 				fprintf(stderr, "bhprof serve: writing %s/"
 					"bhprof.prom: %s\n", o->textfile,
@@ -426,11 +395,6 @@ static int serve_loop(struct run_opts *o, struct run_state *st,
 		}
 		if (!more)
 			break;
-	}
-	/* a stopped exporter's counters must not look live */
-	if (o->textfile) {
-		snprintf(path, sizeof(path), "%s/bhprof.prom", o->textfile);
-		unlink(path);
 	}
 	return err ? 1 : 0;
 }
@@ -453,7 +417,9 @@ static int check_usage(const struct run_opts *o)
 int cmd_serve(int argc, char **argv)
 {
 	struct server srv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct outfile_writer *tw = NULL;
 	struct MHD_Daemon *d = NULL;
+	char path[PATH_MAX];
 	struct run_state st;
 	struct run_opts o;
 	int ret = 1, fd = -1, err;
@@ -476,6 +442,12 @@ int cmd_serve(int argc, char **argv)
 	if (!srv.cur || !srv.sum)
 		goto out;
 	signal(SIGPIPE, SIG_IGN);
+	/* before run_start gives up root: it may not write DIR after */
+	if (o.textfile) {
+		snprintf(path, sizeof(path), "%s/bhprof.prom", o.textfile);
+		if (outfile_writer_start(path, OUTFILE_FORCE, &tw))
+			goto out;
+	}
 	if (run_start(&o, &st, argc, argv))
 		goto finish;
 	if (fd >= 0) {
@@ -488,13 +460,15 @@ int cmd_serve(int argc, char **argv)
 	if (o.textfile)
 		fprintf(stderr, "bhprof: writing %s/bhprof.prom every %g s\n",
 			o.textfile, o.interval);
-	ret = serve_loop(&o, &st, &srv);
+	ret = serve_loop(&o, &st, &srv, tw);
 	/* no scrape may still be reading the collector run_finish closes */
 	if (d)
 		MHD_stop_daemon(d);
 finish:
 	run_finish(&st);
 out:
+	/* a stopped exporter's counters must not look live */
+	outfile_writer_stop(tw, true);
 	if (fd >= 0)
 		close(fd);
 	free(srv.cur);
