@@ -232,6 +232,33 @@ live_top() { # live_top LABEL WANT-UID RUNNER...
 live_top root 65534 "$BHPROF"
 live_top sudo "$UID_U" sudo_bhprof
 
+# serve: the exporter runs without root; its textfile, in a directory
+# only root may write, is kept up by a helper that stays root for it
+serve_dropped() {
+	local tf=$WORK/tf pid i
+	mkdir -m 755 "$tf"
+	"$BHPROF" serve --textfile "$tf" -i 0.2 --duration 60 -d "$DEV" 2>/dev/null &
+	PIDS+=($!)
+	for i in $(seq 100); do
+		pid=$(for p in $(pgrep -f -- "--textfile $tf"); do
+			[ "$(readlink "/proc/$p/exe")" = "$BHPROF" ] &&
+				[ "$(st "$p" Uid | cut -d' ' -f1)" != 0 ] && echo "$p"
+		done)
+		[ -n "$pid" ] && [ -s "$tf/bhprof.prom" ] && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] || { bad "serve: no serve process without root"; return; }
+	dropped "$pid" 65534 "root serve"
+	sleep 0.5
+	check "serve: the textfile is kept up in a root-only directory" \
+		grep -q '^bhprof_bpf_runs_total' "$tf/bhprof.prom"
+	kill -TERM "$pid"
+	wait "${PIDS[-1]}"
+	check "serve: exits 0 and takes the textfile away" \
+		[ $? = 0 -a -z "$(ls -A "$tf")" ]
+}
+serve_dropped
+
 # ---- the command after --
 uid_of_cmd() { "$@" stat --duration 30 -d "$DEV" -- sh -c "id -u >'$WORK/cmd-uid'" >/dev/null 2>&1; cat "$WORK/cmd-uid"; }
 check "root: stat -- CMD runs CMD as root" [ "$(uid_of_cmd "$BHPROF")" = 0 ]
