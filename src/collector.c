@@ -419,6 +419,22 @@ static void read_self(struct collector *c, struct snapshot *s)
 	}
 }
 
+uint64_t collector_missed(struct collector *c)
+{
+	struct bpf_program *prog;
+	uint64_t n = 0;
+
+	bpf_object__for_each_program(prog, c->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
 int collector_read(struct collector *c, struct snapshot *s)
 {
 	int ps = bpf_map__fd(c->skel->maps.path_stats);

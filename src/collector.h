@@ -28,8 +28,14 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out);
 int collector_read(struct collector *c, struct snapshot *s);
 /* One map lookup and one program info query, as collector_read does
- * them: 0 if this process may still do both (see priv_drop). */
+ * them: 0 if this process may still do both (see priv_drop_trial). */
 int collector_check(struct collector *c);
+/*
+ * Runs of bhprof's programs the kernel skipped because a BPF program was
+ * already running on that CPU (kprobes share one per-CPU guard, held
+ * even by bpf() map reads): each one is an event not counted.
+ */
+uint64_t collector_missed(struct collector *c);
 void collector_close(struct collector *c);
 
 struct btf;

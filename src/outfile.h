@@ -16,7 +16,7 @@
  *
  * Files are created 0644 less the umask. Every function that fails
  * prints one line "bhprof: PATH: why" on stderr and returns a negative
- * errno. Open outputs before priv_drop(): creating a file afterwards
+ * errno. Open outputs before priv_drop_to(): creating a file afterwards
  * needs the dropped user's own write permission on the directory.
  */
 #ifndef BHPROF_OUTFILE_H
@@ -55,7 +55,7 @@ int outfile_create(const char *path, unsigned int flags);
 /* ---- a whole file rewritten all along a run: serve --textfile ---- */
 
 /*
- * After priv_drop bhprof may not create files in the directory of path
+ * After priv_drop_to bhprof may not create files in the directory of path
  * any more (node_exporter's textfile directory is root's). Started
  * before the drop, a writer is a small helper process that keeps root
  * for exactly this: it holds none of bhprof's files or BPF objects and

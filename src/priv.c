@@ -164,7 +164,21 @@ static int trial(uid_t uid, gid_t gid, uint64_t keep,
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EPERM;
 }
 
-int priv_drop(int (*works)(void *arg), void *arg, bool verbose)
+int priv_drop_trial(int (*works)(void *arg), void *arg)
+{
+	uid_t uid;
+	gid_t gid;
+	const char *who;
+
+	drop_target(&uid, &gid, &who);
+	if (!trial(uid, gid, 0, works, arg))
+		return PRIV_NONE;
+	if (!trial(uid, gid, 1ULL << CAP_BPF, works, arg))
+		return PRIV_BPF;
+	return PRIV_KEPT;
+}
+
+int priv_drop_to(enum priv_level level, bool verbose)
 {
 	const uint64_t bpf_only = 1ULL << CAP_BPF;
 	const char *who;
@@ -173,7 +187,8 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose)
 	int err;
 
 	drop_target(&uid, &gid, &who);
-	if (!trial(uid, gid, 0, works, arg)) {
+	switch (level) {
+	case PRIV_NONE:
 		err = drop_to(uid, gid, 0);
 		if (err)
 			goto fail;
@@ -181,8 +196,7 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose)
 			fprintf(stderr, "bhprof: probes attached; now uid %u (%s), "
 				"no capabilities, no_new_privs\n", uid, who);
 		return PRIV_NONE;
-	}
-	if (!trial(uid, gid, bpf_only, works, arg)) {
+	case PRIV_BPF:
 		err = drop_to(uid, gid, bpf_only);
 		if (err)
 			goto fail;
@@ -192,11 +206,12 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose)
 				"map reads without it (unprivileged_bpf_disabled, "
 				"before 5.19)\n", uid, who);
 		return PRIV_BPF;
+	default:
+		if (verbose)
+			fprintf(stderr, "bhprof: kept root: the BPF maps cannot be "
+				"read without it on this kernel\n");
+		return PRIV_KEPT;
 	}
-	if (verbose)
-		fprintf(stderr, "bhprof: kept root: the BPF maps cannot be "
-			"read without it on this kernel\n");
-	return PRIV_KEPT;
 fail:
 	fprintf(stderr, "bhprof: giving up root failed: %s\n", strerror(-err));
 	return err;

@@ -26,7 +26,7 @@
  */
 bool priv_sudo_user(uid_t *uid, gid_t *gid);
 
-/* What priv_drop reached; see priv_drop. */
+/* What priv_drop_to reached. */
 enum priv_level {
 	PRIV_KEPT,	/* still root: nothing short of it worked */
 	PRIV_BPF,	/* target uid, CAP_BPF only (older kernels) */
@@ -41,14 +41,21 @@ enum priv_level {
  * drops into a state it cannot collect in. On kernels before 5.19 with
  * kernel.unprivileged_bpf_disabled set, every bpf() call needs CAP_BPF:
  * that one capability is kept (before 5.8, without CAP_BPF, root is). With verbose, one line says what happened.
- * Returns the priv_level reached, or a negative errno after one error
- * line if the drop itself failed half way (the caller must stop).
+ *
+ * Two steps: priv_drop_trial() finds in children the level that works,
+ * priv_drop_to() gives up the rest. A map read holds kprobe programs off
+ * its CPU for a moment (the kernel's bpf_prog_active), so the trial's
+ * reads belong before a command starts writing, not beside its first
+ * writes. priv_drop_to returns the priv_level reached, or a negative
+ * errno after one error line if the drop itself failed half way (the
+ * caller must stop).
  */
-int priv_drop(int (*works)(void *arg), void *arg, bool verbose);
+int priv_drop_trial(int (*works)(void *arg), void *arg);
+int priv_drop_to(enum priv_level level, bool verbose);
 
 /*
  * For short commands that parse outside input (report, diff, gate): runs
- * fn in a child that has given up everything, as priv_drop's target, and
+ * fn in a child that has given up everything, as priv_drop_to's target, and
  * returns what fn returned (0 to 124). -1 if fn could not run or its
  * child was killed, after one error line. Files fn reads or writes must
  * be open before. Without root or capabilities to give up, fn runs in
@@ -57,7 +64,7 @@ int priv_drop(int (*works)(void *arg), void *arg, bool verbose);
 #define PRIV_RUN_FAILED 125
 int priv_run_dropped(int (*fn)(void *arg), void *arg);
 
-/* Would priv_drop or priv_run_dropped give anything up here? */
+/* Would priv_drop_to or priv_run_dropped give anything up here? */
 bool priv_would_drop(void);
 
 /* For a helper that must hold nothing of bhprof's (BPF links, maps,

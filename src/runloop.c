@@ -245,6 +245,7 @@ static void join_argv(char *buf, size_t len, int argc, char **argv)
 int run_start(struct run_opts *o, struct run_state *st, int argc,
 	      char **argv)
 {
+	enum priv_level level;
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -269,12 +270,13 @@ int run_start(struct run_opts *o, struct run_state *st, int argc,
 		return err;
 	}
 	st->start_ns = st->first->ts_ns;
+	level = priv_drop_trial(collector_works, st->col);
 	if (o->cmd) {
 		err = spawn(o, st);
 		if (err)
 			return err;
 	}
-	err = priv_drop(collector_works, st->col, o->col.verbose);
+	err = priv_drop_to(level, o->col.verbose);
 	return err < 0 ? err : 0;
 }
 
@@ -335,8 +337,17 @@ static void stop_child(struct run_state *st)
 
 void run_finish(struct run_state *st)
 {
+	uint64_t missed;
+
 	stop_child(st);
 	cmd_release(&st->proc);
+	/* never a silently short count */
+	missed = st->col ? collector_missed(st->col) : 0;
+	if (missed)
+		fprintf(stderr, "bhprof: warning: the kernel skipped %llu runs "
+			"of bhprof's programs (another BPF program was running "
+			"on that CPU): counts may be short by as many events\n",
+			(unsigned long long)missed);
 	collector_close(st->col);
 	st->col = NULL;
 	free(st->first);
