@@ -110,6 +110,18 @@ static const char *const short_names[NR_PROBES] = {
 	[PROBE_WB_CTX] = "wb_ctx",
 	[PROBE_BH_ALLOC] = "bh_alloc",
 	[PROBE_BIO] = "bio",
+	[PROBE_READ_BH_FOLIO] = "r_bh",
+	[PROBE_READ_BH_RA] = "ra_bh",
+	[PROBE_READ_EXT4_FOLIO] = "r_ext4",
+	[PROBE_READ_EXT4_RA] = "ra_ext4",
+	[PROBE_READ_IOMAP_FOLIO] = "r_iomap",
+	[PROBE_READ_IOMAP_RA] = "ra_iomap",
+	[PROBE_READ_BLKDEV] = "r_blkdev",
+	[PROBE_READ_DIO] = "r_dio",
+	[PROBE_MKWRITE_BH] = "mk_bh",
+	[PROBE_MKWRITE_EXT4] = "mk_ext4",
+	[PROBE_MKWRITE_IOMAP] = "mk_iomap",
+	[PROBE_DIO_FALLBACK] = "dwf",
 };
 
 /* A tracepoint standing in for a kernel function sees its events but
