@@ -616,6 +616,7 @@ static void draw_footer(const struct tui *t, const struct tui_layout *l)
 	static const char *const keys[][2] = {
 		{ "q", "quit" }, { "p", "pause" }, { "r", "reset" },
 		{ "+/-", "interval" }, { "d", "device" }, { "tab", "view" },
+		{ "i", "reads" },
 		{ "h", "help" },
 	};
 	int y = l->h - 1, x = 1, a = tui_attr(t, CP_TITLE);
@@ -637,7 +638,8 @@ static const char *const help_lines[] = {
 	"r          reset totals and distributions",
 	"+ / -      longer / shorter interval (0.1 s .. 60 s)",
 	"d          next device: filters bio figures and table",
-	"tab        lower panel: latency, bio sizes, buffer_heads",
+	"tab        lower panel: latency, bio sizes, buffer_heads, reads",
+	"i          the read view, and back",
 	"h          this help",
 	"",
 	"highlighted: the better value of a pair",
