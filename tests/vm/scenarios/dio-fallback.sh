@@ -1,0 +1,14 @@
+#!/bin/sh
+# O_DIRECT 4 KiB writes, 256 times to the same block of the second raw
+# disk, while another process keeps storing into that block through a
+# shared mapping: the write's page-cache invalidation finds the folio
+# dirty again (-EBUSY) and the write falls back to the buffered path
+# through direct_write_fallback() (6.6+). A race, so how often it falls
+# back varies; bhprof must count what the kernel's own kprobe counts.
+# No fsync: the kernel reports the stale page cache it warned about as
+# EIO there; sync(2) writes the block back instead.
+. /scenarios/common.sh
+begin
+w -d -M -n -s 4k -t 1m "$RAW2"
+sync
+end
