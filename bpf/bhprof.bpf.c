@@ -733,21 +733,32 @@ static __always_inline void read_fn_enter(struct inode *inode, __u32 src,
 		ctx_open_n(&read_ctx, inode, src, 0, hint, true, pages);
 }
 
-static __always_inline void read_fn_exit(__u32 src)
+/* The end of a timed read or page_mkwrite call opened by src: counted,
+ * and its latency in histogram kind. */
+static __always_inline void timed_exit(void *map, __u32 src, __u32 kind)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&read_ctx, &id);
+	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
 	struct bhp_path_stats *ps;
 
 	if (!c || c->src != src)
 		return;
 	ps = c->path < NR_PATHS ? pstats(c->path) : NULL;
 	if (ps) {
-		ps->read_calls++;
-		ps->read_pages += c->pages;
-		hist_add(c->path, HIST_READ_LAT, bpf_ktime_get_ns() - c->ts);
+		if (kind == HIST_MKWRITE_LAT) {
+			ps->mkwrite_calls++;
+		} else {
+			ps->read_calls++;
+			ps->read_pages += c->pages;
+		}
+		hist_add(c->path, kind, bpf_ktime_get_ns() - c->ts);
 	}
-	bpf_map_delete_elem(&read_ctx, &id);
+	bpf_map_delete_elem(map, &id);
+}
+
+static __always_inline void read_fn_exit(__u32 src)
+{
+	timed_exit(&read_ctx, src, HIST_READ_LAT);
 }
 
 static __always_inline struct inode *folio_inode(struct folio *folio)
@@ -950,18 +961,7 @@ static __always_inline void mkwrite_enter(struct inode *inode, __u32 src,
 
 static __always_inline void mkwrite_exit(__u32 src)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&mk_ctx, &id);
-	struct bhp_path_stats *ps;
-
-	if (!c || c->src != src)
-		return;
-	ps = c->path < NR_PATHS ? pstats(c->path) : NULL;
-	if (ps) {
-		ps->mkwrite_calls++;
-		hist_add(c->path, HIST_MKWRITE_LAT, bpf_ktime_get_ns() - c->ts);
-	}
-	bpf_map_delete_elem(&mk_ctx, &id);
+	timed_exit(&mk_ctx, src, HIST_MKWRITE_LAT);
 }
 
 /* block_page_mkwrite(vma, vmf, get_block) */
@@ -987,7 +987,7 @@ static __always_inline void ext4_mkwrite_leave(long ret)
 	mkwrite_exit(SRC_MKWRITE_EXT4);
 }
 
-/* iomap_page_mkwrite(vmf, ops); 7.2 adds a third, private */
+/* iomap_page_mkwrite(vmf, ops); 6.18 adds a third, private */
 static __always_inline void iomap_mkwrite_enter(void *vmf, void *a1)
 {
 	mkwrite_enter(vma_inode(BPF_CORE_READ((struct vm_fault *)vmf, vma)),
@@ -1086,21 +1086,6 @@ static __always_inline struct bhp_dev_stats *dev_row(struct bhp_dev_key *key)
 	return bpf_map_lookup_elem(&dev_stats, key);
 }
 
-static __always_inline void dev_account(__u32 dev, __u32 path, __u64 size)
-{
-	struct bhp_dev_key key = { .dev = dev, .path = path };
-	struct bhp_dev_stats *ds;
-	__u32 slot = bhp_log2(size);
-
-	ds = dev_row(&key);
-	if (!ds)
-		return;
-	ds->bios++;
-	ds->bytes += size;
-	if (slot < DEV_SIZE_SLOTS)
-		ds->size_log2[slot]++;
-}
-
 /*
  * A read bio belongs to the path of the inode whose page cache it fills,
  * when a read call or read function is under way on the thread; an
@@ -1126,48 +1111,46 @@ static __always_inline __u32 read_bio_path(struct bio *bio)
 	return inode_path(owner, &dev);
 }
 
-static __always_inline void dev_account_read(__u32 dev, __u32 path,
-					     __u64 size)
+/*
+ * One bio, write or read, on the device, its path and in all. A device
+ * row keeps the read counters in the same shape right after the write
+ * ones (bios, bytes, size slots).
+ */
+static __always_inline void bio_account(struct bio *bio, __u32 dev,
+					__u32 size, bool read)
 {
-	struct bhp_dev_key key = { .dev = dev, .path = path };
-	struct bhp_dev_stats *ds;
-	__u32 slot = bhp_log2(size);
-
-	ds = dev_row(&key);
-	if (!ds)
-		return;
-	ds->read_bios++;
-	ds->read_bytes += size;
-	if (slot < DEV_SIZE_SLOTS)
-		ds->read_size_log2[slot]++;
-}
-
-static __always_inline void read_bio(struct bio *bio, __u32 dev, __u32 size)
-{
+	struct bhp_dev_key key = { .dev = dev };
 	struct bhp_global_stats *g = glob();
 	struct bhp_path_stats *ps;
-	__u32 path;
+	struct bhp_dev_stats *ds;
+	__u32 slot = bhp_log2(size);
+	__u64 *row;
 
 	if (g) {
-		g->read_bio_count++;
-		g->read_bio_bytes += size;
+		*(read ? &g->read_bio_count : &g->bio_count) += 1;
+		*(read ? &g->read_bio_bytes : &g->bio_bytes) += size;
 	}
-	path = read_bio_path(bio);
-	dev_account_read(dev, path, size);
-	ps = path < NR_PATHS ? pstats(path) : NULL;
+	key.path = read ? read_bio_path(bio) : bio_path(bio);
+	ds = dev_row(&key);
+	if (ds) {
+		row = read ? &ds->read_bios : &ds->bios;
+		row[0]++;
+		row[1] += size;
+		if (slot < DEV_SIZE_SLOTS)
+			row[2 + slot]++;
+	}
+	ps = key.path < NR_PATHS ? pstats(key.path) : NULL;
 	if (!ps)
 		return;
-	ps->read_bio_count++;
-	ps->read_bio_bytes += size;
-	hist_add(path, HIST_READ_BIO_SIZE, size);
+	*(read ? &ps->read_bio_count : &ps->bio_count) += 1;
+	*(read ? &ps->read_bio_bytes : &ps->bio_bytes) += size;
+	hist_add(key.path, read ? HIST_READ_BIO_SIZE : HIST_BIO_SIZE, size);
 }
 
 SEC("?tp_btf/block_bio_queue")
 int BPF_PROG(tp_bio_queue, struct bio *bio)
 {
-	struct bhp_global_stats *g;
-	struct bhp_path_stats *ps;
-	__u32 dev, size, path, op;
+	__u32 dev, size, op;
 
 	FAULT_POINT(BHP_GROUP_BIO);
 	/* tp_btf hands a typed pointer: plain loads, each far cheaper than
@@ -1181,22 +1164,6 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	dev = bio->bi_bdev->bd_dev;
 	if (!dev_ok(dev))
 		return 0;
-	if (op == REQ_OP_READ) {
-		read_bio(bio, dev, size);
-		return 0;
-	}
-	g = glob();
-	if (g) {
-		g->bio_count++;
-		g->bio_bytes += size;
-	}
-	path = bio_path(bio);
-	dev_account(dev, path, size);
-	ps = path < NR_PATHS ? pstats(path) : NULL;
-	if (!ps)
-		return 0;
-	ps->bio_count++;
-	ps->bio_bytes += size;
-	hist_add(path, HIST_BIO_SIZE, size);
+	bio_account(bio, dev, size, op == REQ_OP_READ);
 	return 0;
 }

@@ -139,6 +139,12 @@ struct bhp_dev_stats {
 	bhp_u64 read_size_log2[DEV_SIZE_SLOTS];
 };
 
+/* the BPF side counts reads through the write counters' shape */
+_Static_assert(__builtin_offsetof(struct bhp_dev_stats, read_size_log2) -
+		       __builtin_offsetof(struct bhp_dev_stats, read_bios) ==
+		       __builtin_offsetof(struct bhp_dev_stats, size_log2),
+	       "read counters of a device row mirror the write ones");
+
 #define KDEV_MAJOR(d) ((d) >> 20)
 #define KDEV_MINOR(d) ((d) & ((1u << 20) - 1))
 #define KDEV_MKDEV(ma, mi) (((ma) << 20) | (mi))

@@ -804,11 +804,13 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 	}
 }
 
-/* Is any group that the kernel has still standing? */
+/* Is any group that the kernel has still standing and attached? (One
+ * no attach mode can see, page_mkwrite's in tracepoints, is not.) */
 static bool any_group_left(const struct attach_plan *p)
 {
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
-		if (group_present(p, g) && !p->failed[g])
+		if (group_present(p, g) && !p->failed[g] &&
+		    p->group_mode[g] != MODE_NONE)
 			return true;
 	return false;
 }
