@@ -99,6 +99,19 @@ static void write_json(struct json *j, const struct path_summary *p, bool k)
 	json_obj_close(j);
 }
 
+/* bios of one direction: count, bytes, rate and sizes */
+static void bio_json(struct json *j, const char *key, uint64_t count,
+		     uint64_t bytes, double mbps, const struct dist *size,
+		     bool known)
+{
+	json_obj_open(j, key);
+	u64_known(j, "count", count, known);
+	u64_known(j, "bytes", bytes, known);
+	double_known(j, "mb_per_s", mbps, known);
+	dist_known(j, "size_bytes", size, known);
+	json_obj_close(j);
+}
+
 /* reads, page_mkwrite faults and direct-write fallbacks */
 static void read_json(struct json *j, const struct path_summary *p,
 		      const struct run_info *info, unsigned int path)
@@ -114,12 +127,8 @@ static void read_json(struct json *j, const struct path_summary *p,
 		  figure_known(info, path, FIG_READ_PAGES));
 	dist_known(j, "lat_ns", &p->read_lat, calls);
 	json_obj_close(j);
-	json_obj_open(j, "read_bio");
-	u64_known(j, "count", p->c.read_bio_count, bios);
-	u64_known(j, "bytes", p->c.read_bio_bytes, bios);
-	double_known(j, "mb_per_s", p->read_bio_mbps, bios);
-	dist_known(j, "size_bytes", &p->read_bio_size, bios);
-	json_obj_close(j);
+	bio_json(j, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
+		 p->read_bio_mbps, &p->read_bio_size, bios);
 	u64_known(j, "read_bh_alloc", p->c.read_bh_alloc,
 		  figure_known(info, path, FIG_READ_BH));
 	json_obj_open(j, "mkwrite");
@@ -147,12 +156,8 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 		  figure_known(info, path, FIG_WB_PAGES));
 	dist_known(j, "lat_ns", &p->wb_lat, wb_seen);
 	json_obj_close(j);
-	json_obj_open(j, "bio");
-	u64_known(j, "count", p->c.bio_count, bios);
-	u64_known(j, "bytes", p->c.bio_bytes, bios);
-	double_known(j, "mb_per_s", p->bio_mbps, bios);
-	dist_known(j, "size_bytes", &p->bio_size, bios);
-	json_obj_close(j);
+	bio_json(j, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
+		 &p->bio_size, bios);
 	u64_known(j, "bh_alloc", p->c.bh_alloc, bh);
 	double_known(j, "bh_per_mib", p->bh_per_mib, bh);
 	read_json(j, p, info, path);
@@ -329,13 +334,7 @@ static void row_u64w(FILE *f, const char *label, uint64_t a, uint64_t b,
 static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b,
 		    bool known)
 {
-	char x[32], y[32];
-
-	if (!row_known(f, label, known))
-		return;
-	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
-	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
-	fprintf(f, ROW, label, x, y);
+	row_u64w(f, label, a, b, known ? NULL : "failed");
 }
 
 static void row_bytesw(FILE *f, const char *label, double a, double b,
@@ -352,12 +351,7 @@ static void row_bytesw(FILE *f, const char *label, double a, double b,
 static void row_bytes(FILE *f, const char *label, double a, double b,
 		      bool known)
 {
-	char x[32], y[32];
-
-	if (!row_known(f, label, known))
-		return;
-	fprintf(f, ROW, label, fmt_bytes(x, sizeof(x), a),
-		fmt_bytes(y, sizeof(y), b));
+	row_bytesw(f, label, a, b, known ? NULL : "failed");
 }
 
 static void row_double(FILE *f, const char *label, double a, double b,
