@@ -20,14 +20,16 @@ KMEM=$T/events/kmem/kmem_cache_alloc
 # kprobe-profile.txt as "function hits" lines
 KP=$T/events/bhpref
 
+# Each enable and disable costs the kernel a code patch, slow under TCG:
+# only scenarios that set KREF=1 (reads, mappings, fallbacks) pay it.
 ref_probes_on() {
-	[ -d $KP ] || return 0
+	[ "${KREF:-0}" = 1 ] && [ -d $KP ] || return 0
 	awk '{ print $1, $2 }' $T/kprobe_profile > /tmp/kp.before
 	echo 1 > $KP/enable || true
 }
 
 ref_probes_off() {
-	[ -d $KP ] || return 0
+	[ "${KREF:-0}" = 1 ] && [ -d $KP ] || return 0
 	echo 0 > $KP/enable || true
 	awk 'NR == FNR { b[$1] = $2; next } { print $1, $2 - b[$1] }' \
 		/tmp/kp.before $T/kprobe_profile > "$out/kprobe-profile.txt"

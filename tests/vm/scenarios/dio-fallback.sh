@@ -9,6 +9,7 @@
 # about as EIO (vmwriter says so and goes on): it must see that error,
 # or the next scenario to fsync the disk would.
 . /scenarios/common.sh
+KREF=1
 begin
 w -d -M -s 4k -t 1m "$RAW2"
 end

@@ -3,6 +3,7 @@
 # file (where the kernel has ext4) and an XFS file, written and synced
 # by file-read.prep before bhprof started.
 . /scenarios/common.sh
+KREF=1
 [ -n "$XFS_MNT" ] || { echo "no xfs mount" >&2; exit 2; }
 cold "$XFS_DEV" ${EXT4_MNT:+"$EXT4_DEV"}
 begin
