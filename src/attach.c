@@ -31,7 +31,6 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_READ_IOMAP_FOLIO] = { "iomap_read_folio" },
 	[PROBE_READ_IOMAP_RA] = { "iomap_readahead" },
 	[PROBE_READ_BLKDEV] = { "blkdev_read_iter" },
-	[PROBE_READ_DIO] = { "iomap_dio_rw" },
 	[PROBE_MKWRITE_BH] = { "block_page_mkwrite" },
 	[PROBE_MKWRITE_EXT4] = { "ext4_page_mkwrite" },
 	[PROBE_MKWRITE_IOMAP] = { "iomap_page_mkwrite" },
@@ -114,8 +113,6 @@ static struct progs probe_progs(struct bhprof_bpf *s, enum probe_id id)
 		return FLAVOURS(s, iomap_readahead);
 	case PROBE_READ_BLKDEV:
 		return FLAVOURS(s, blkdev_read);
-	case PROBE_READ_DIO:
-		return FLAVOURS(s, dio_read);
 	case PROBE_MKWRITE_BH:
 		return FLAVOURS(s, bh_mkwrite);
 	case PROBE_MKWRITE_EXT4:
@@ -753,7 +750,6 @@ static const char *tp_detail(enum probe_id id, const struct attach_plan *p)
 	case PROBE_BIO:
 		return "block:block_bio_queue (tp_btf)";
 	case PROBE_READ_BLKDEV:
-	case PROBE_READ_DIO:
 		return "syscalls:sys_{enter,exit}_{read,pread64,readv,preadv,"
 		       "preadv2} (context only)";
 	case PROBE_READ_BH_FOLIO:

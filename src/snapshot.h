@@ -50,7 +50,6 @@ enum probe_id {
 	PROBE_READ_IOMAP_FOLIO,	/* iomap_read_folio */
 	PROBE_READ_IOMAP_RA,	/* iomap_readahead */
 	PROBE_READ_BLKDEV,	/* blkdev_read_iter: read call context */
-	PROBE_READ_DIO,		/* iomap_dio_rw: O_DIRECT read context */
 	PROBE_MKWRITE_BH,	/* block_page_mkwrite */
 	PROBE_MKWRITE_EXT4,	/* ext4_page_mkwrite */
 	PROBE_MKWRITE_IOMAP,	/* iomap_page_mkwrite */

@@ -117,7 +117,6 @@ static const char *const short_names[NR_PROBES] = {
 	[PROBE_READ_IOMAP_FOLIO] = "r_iomap",
 	[PROBE_READ_IOMAP_RA] = "ra_iomap",
 	[PROBE_READ_BLKDEV] = "r_blkdev",
-	[PROBE_READ_DIO] = "r_dio",
 	[PROBE_MKWRITE_BH] = "mk_bh",
 	[PROBE_MKWRITE_EXT4] = "mk_ext4",
 	[PROBE_MKWRITE_IOMAP] = "mk_iomap",
