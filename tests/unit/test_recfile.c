@@ -654,3 +654,33 @@ TEST(recfile_old_format_without_reads)
 	CHECK_EQ_U64(reads, 0);
 	recfile_close(r);
 }
+
+/* What a consumer prints for a figure it cannot know, and why. */
+TEST(figure_why_says_absent_na_failed)
+{
+	static struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	in.features = RUN_F_READS;
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_FENTRY;
+	CHECK(!figure_why(&in, PATH_BH, FIG_DWF));
+	/* before the helper existed (upstream 6.6): absent, never 0 */
+	in.probes[PROBE_DIO_FALLBACK].absent = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_DWF), "absent"));
+	/* tracepoints see no read call, no page_mkwrite; pages they do */
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_TRACEPOINT;
+	in.probes[PROBE_MKWRITE_BH].mode = MODE_NONE;
+	in.probes[PROBE_MKWRITE_EXT4].mode = MODE_NONE;
+	in.probes[PROBE_MKWRITE_IOMAP].mode = MODE_NONE;
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_READ), "n/a"));
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_MKWRITE), "n/a"));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_READ_PAGES));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_READ_BIOS));
+	/* a lost read group costs the read bios per path, not per device */
+	in.probes[PROBE_READ_BH_RA].failed = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_READ_BIOS), "failed"));
+	CHECK(figure_known(&in, PATH_BH, FIG_READ_DEV));
+	CHECK(figure_known(&in, PATH_BH, FIG_WRITE));
+}
