@@ -305,7 +305,8 @@ $r + { checks: (
         chk("\($p) mkwrite vs kernel"; ($g.mkwrite.calls == kmkwrite($p) and $g.mkwrite.calls > 0 and $g.mkwrite.lat_ns.count == $g.mkwrite.calls);
             "bhprof \($g.mkwrite.calls) page_mkwrite (\($g.mkwrite.lat_ns.count) latencies, p50 \($g.mkwrite.lat_ns.p50) ns), kernel kprobes \(kmkwrite($p))")
       end ]
-  # ---- direct-write fallback: absent before 6.6, unseen by tracepoints
+  # ---- direct-write fallback: absent before 6.6 (unless backported),
+  # unseen by tracepoints
   + [ select($ws | any(.racer)) | [ $s.paths.bh.dio_fallback, $s.paths.iomap.dio_fallback ] as $f |
       if $s.attach.dio_fallback == "absent" then
         chk("fallback absent"; ($f | all(.calls == null and .bytes == null)) and ($kp | has("direct_write_fallback") | not);
