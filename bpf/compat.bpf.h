@@ -33,6 +33,14 @@ struct iomap_writepage_ctx___v618 {
 	struct writeback_control *wbc;
 } __attribute__((preserve_access_index));
 
+/* 7.2 iomap_read_folio(ops, ctx) and iomap_readahead(ops, ctx): the
+ * folio or the readahead control moved into a context ("iomap: add
+ * iomap_read_folio_ctx", for fuse's iomap reads in 6.19) */
+struct iomap_read_folio_ctx___v72 {
+	struct folio *cur_folio;
+	struct readahead_control *rac;
+} __attribute__((preserve_access_index));
+
 static __always_inline unsigned long folio_flags(struct folio *folio)
 {
 	if (bpf_core_field_exists(((struct folio___ulflags *)0)->flags))

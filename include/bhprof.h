@@ -39,7 +39,9 @@ enum bhp_group {
 	BHP_GROUP_WB = 1,	/* writeback calls, pages and context */
 	BHP_GROUP_BH = 2,	/* buffer_head allocations */
 	BHP_GROUP_BIO = 3,	/* bios, always the block_bio_queue tracepoint */
-	BHP_NR_GROUPS = 4,
+	BHP_GROUP_READ = 4,	/* read_folio and readahead calls, read context */
+	BHP_GROUP_MKWRITE = 5,	/* page_mkwrite faults of shared mappings */
+	BHP_NR_GROUPS = 6,
 };
 
 /* Histograms kept per path. */
@@ -48,11 +50,24 @@ enum bhp_hist_kind {
 	HIST_DIO_LAT = 1,	/* O_DIRECT write call latency, ns */
 	HIST_WB_LAT = 2,	/* writeback function latency, ns */
 	HIST_BIO_SIZE = 3,	/* bytes per bio */
-	NR_HIST_KINDS = 4,
+	HIST_READ_LAT = 4,	/* read_folio / readahead call latency, ns */
+	HIST_READ_BIO_SIZE = 5,	/* bytes per read bio */
+	HIST_MKWRITE_LAT = 6,	/* page_mkwrite latency, ns */
+	NR_HIST_KINDS = 7,
 };
 
+/*
+ * The first four kinds keep the ids they had when there were only four
+ * (path * 4 + kind): record files store histograms by this id. Later
+ * kinds follow all of those, kind-major, so that more can be appended.
+ */
+#define HIST_OLD_KINDS 4
 #define NR_HISTS (NR_PATHS * NR_HIST_KINDS)
-#define HIST_ID(path, kind) ((path) * NR_HIST_KINDS + (kind))
+#define HIST_ID(path, kind)                                                \
+	((kind) < HIST_OLD_KINDS ?                                         \
+		 (path) * HIST_OLD_KINDS + (kind) :                        \
+		 NR_PATHS * HIST_OLD_KINDS +                               \
+			 ((kind) - HIST_OLD_KINDS) * NR_PATHS + (path))
 
 /*
  * Log-linear buckets (HdrHistogram-style): values below 2^SUB_BITS are
@@ -83,6 +98,16 @@ struct bhp_path_stats {
 	bhp_u64 bio_count;	/* write bios attributed to the path */
 	bhp_u64 bio_bytes;
 	bhp_u64 bh_alloc;	/* buffer_heads allocated in path context */
+	/* fields below were added with reads; record files before them
+	 * lack them (run_info.features says whether they were measured) */
+	bhp_u64 read_calls;	/* read_folio and readahead calls */
+	bhp_u64 read_pages;	/* pages they were asked to read */
+	bhp_u64 read_bio_count;	/* read bios attributed to the path */
+	bhp_u64 read_bio_bytes;
+	bhp_u64 read_bh_alloc;	/* buffer_heads allocated while reading */
+	bhp_u64 mkwrite_calls;	/* page_mkwrite faults */
+	bhp_u64 dwf_calls;	/* O_DIRECT writes that fell back to buffered */
+	bhp_u64 dwf_bytes;	/* ... and the bytes the buffered path wrote */
 };
 
 /* Whole-run counters, a per-CPU array with one entry. */
@@ -92,6 +117,8 @@ struct bhp_global_stats {
 	bhp_u64 bio_count;	/* every write bio on a watched device */
 	bhp_u64 bio_bytes;
 	bhp_u64 ctx_lost;	/* context map full: events not attributed */
+	bhp_u64 read_bio_count;	/* every read bio on a watched device */
+	bhp_u64 read_bio_bytes;
 };
 
 /* Per-device bios: per-CPU hash keyed by device and path. */
@@ -104,10 +131,19 @@ struct bhp_dev_key {
 };
 
 struct bhp_dev_stats {
-	bhp_u64 bios;
+	bhp_u64 bios;		/* write bios */
 	bhp_u64 bytes;
 	bhp_u64 size_log2[DEV_SIZE_SLOTS];
+	bhp_u64 read_bios;	/* read bios, added with reads */
+	bhp_u64 read_bytes;
+	bhp_u64 read_size_log2[DEV_SIZE_SLOTS];
 };
+
+/* the BPF side counts reads through the write counters' shape */
+_Static_assert(__builtin_offsetof(struct bhp_dev_stats, read_size_log2) -
+		       __builtin_offsetof(struct bhp_dev_stats, read_bios) ==
+		       __builtin_offsetof(struct bhp_dev_stats, size_log2),
+	       "read counters of a device row mirror the write ones");
 
 #define KDEV_MAJOR(d) ((d) >> 20)
 #define KDEV_MINOR(d) ((d) & ((1u << 20) - 1))
@@ -122,6 +158,19 @@ enum bhp_ctx_src {
 	SRC_DO_WRITEPAGES,
 	SRC_SYSCALL_SYNC,
 	SRC_FLUSHER,
+	/* read calls: each function its own, so that a nested one does not
+	 * close its caller's context */
+	SRC_READ_BH_FOLIO,
+	SRC_READ_BH_RA,
+	SRC_READ_EXT4_FOLIO,
+	SRC_READ_EXT4_RA,
+	SRC_READ_IOMAP_FOLIO,
+	SRC_READ_IOMAP_RA,
+	SRC_BLKDEV_READ,
+	SRC_SYSCALL_READ,
+	SRC_MKWRITE_BH,
+	SRC_MKWRITE_EXT4,
+	SRC_MKWRITE_IOMAP,
 };
 
 #define CTX_F_DIRECT 0x1
@@ -134,6 +183,8 @@ struct bhp_ctx {
 	bhp_u32 path;	/* enum bhp_path of the inode, PATH_NONE if unknown */
 	bhp_u32 flags;
 	bhp_u32 dev;
+	bhp_u32 pages;	/* pages a read call was asked for */
+	bhp_u32 pad;
 };
 
 /* Entry state of a timed writeback function, keyed by thread. */

@@ -24,6 +24,18 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_WB_CTX] = { "do_writepages" },
 	[PROBE_BH_ALLOC] = { "alloc_buffer_head" },
 	[PROBE_BIO] = { "block_bio_queue" },
+	[PROBE_READ_BH_FOLIO] = { "block_read_full_folio" },
+	[PROBE_READ_BH_RA] = { "mpage_readahead" },
+	[PROBE_READ_EXT4_FOLIO] = { "ext4_read_folio" },
+	[PROBE_READ_EXT4_RA] = { "ext4_readahead" },
+	[PROBE_READ_IOMAP_FOLIO] = { "iomap_read_folio" },
+	[PROBE_READ_IOMAP_RA] = { "iomap_readahead" },
+	[PROBE_READ_BLKDEV] = { "blkdev_read_iter" },
+	[PROBE_MKWRITE_BH] = { "block_page_mkwrite" },
+	[PROBE_MKWRITE_EXT4] = { "ext4_page_mkwrite" },
+	[PROBE_MKWRITE_IOMAP] = { "iomap_page_mkwrite" },
+	/* factored out of the O_DIRECT write paths in 6.6 */
+	[PROBE_DIO_FALLBACK] = { "direct_write_fallback" },
 };
 
 /* The syscalls that stand in for write calls and writeback passes. */
@@ -34,6 +46,10 @@ static const char *const sync_fd_syscalls[] = {
 	"fsync", "fdatasync", "sync_file_range", "syncfs", "close",
 };
 static const char *const sync_syscalls[] = { "sync", "msync" };
+/* ... and for read calls, whose context attributes O_DIRECT read bios */
+static const char *const read_syscalls[] = {
+	"read", "pread64", "readv", "preadv", "preadv2",
+};
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -83,6 +99,29 @@ static struct progs probe_progs(struct bhprof_bpf *s, enum probe_id id)
 		/* counted on entry: no return flavours */
 		return (struct progs){ s->progs.fe_bh_alloc, NULL,
 				       s->progs.kp_bh_alloc, NULL };
+	case PROBE_READ_BH_FOLIO:
+		return FLAVOURS(s, bh_read_folio);
+	case PROBE_READ_BH_RA:
+		return FLAVOURS(s, bh_readahead);
+	case PROBE_READ_EXT4_FOLIO:
+		return FLAVOURS(s, ext4_read_folio);
+	case PROBE_READ_EXT4_RA:
+		return FLAVOURS(s, ext4_readahead);
+	case PROBE_READ_IOMAP_FOLIO:
+		return FLAVOURS(s, iomap_read_folio);
+	case PROBE_READ_IOMAP_RA:
+		return FLAVOURS(s, iomap_readahead);
+	case PROBE_READ_BLKDEV:
+		return FLAVOURS(s, blkdev_read);
+	case PROBE_MKWRITE_BH:
+		return FLAVOURS(s, bh_mkwrite);
+	case PROBE_MKWRITE_EXT4:
+		return FLAVOURS(s, ext4_mkwrite);
+	case PROBE_MKWRITE_IOMAP:
+		return FLAVOURS(s, iomap_mkwrite);
+	case PROBE_DIO_FALLBACK:
+		return (struct progs){ s->progs.fe_dwf, NULL, s->progs.kp_dwf,
+				       NULL };
 	default:
 		return (struct progs){};
 	}
@@ -183,6 +222,17 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 			     btf_has_tracepoint(btf, "wbc_writepage");
 	p->tp_ok[BHP_GROUP_BH] = btf_has_tracepoint(btf, "kmem_cache_alloc");
 	p->tp_ok[BHP_GROUP_BIO] = !p->absent[PROBE_BIO];
+	p->tp_ok[BHP_GROUP_READ] = classic;
+	p->read_tp_pages = btf_has_tracepoint(btf, "mm_filemap_add_to_page_cache");
+	/* no tracepoint anywhere near page_mkwrite */
+	p->tp_ok[BHP_GROUP_MKWRITE] = false;
+}
+
+/* A group that no tracepoint can stand in for is unseen, not lost, when
+ * its functions cannot be probed: its figures read n/a. */
+static bool group_unseen_ok(enum bhp_group g)
+{
+	return g == BHP_GROUP_MKWRITE;
 }
 
 enum attach_mode select_mode(enum attach_mode request, bool present,
@@ -220,6 +270,12 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 		p->group_mode[g] = MODE_TRACEPOINT;
 		return 0;
 	}
+	if (group_unseen_ok(g) && r == MODE_TRACEPOINT) {
+		p->group_mode[g] = MODE_NONE;
+		snprintf(p->why[g], sizeof(p->why[g]),
+			 "no tracepoint: not visible in tracepoint mode");
+		return 0;
+	}
 	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
 		fentry_ok = group_fentry_ok(p, btf, g);
 	p->group_mode[g] = select_mode(r, present, fentry_ok, p->tp_ok[g],
@@ -232,6 +288,12 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 	return err;
 }
 
+static bool absent_or_folio(const struct attach_plan *p,
+			    const struct btf *btf, enum probe_id id)
+{
+	return p->absent[id] || btf_func_param0_is(btf, p->func[id], "folio");
+}
+
 static void plan_flags(struct attach_plan *p, const struct btf *btf,
 		       const struct ksyms *ks)
 {
@@ -240,6 +302,8 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 	p->gpw_takes_file = btf_func_param0_is(btf, "generic_perform_write",
 					       "file");
 	p->head_is_mask = kernel_head_is_mask(btf);
+	/* iomap_read_folio(folio, ops) until 7.1, (ops, ctx, private) in 7.2 */
+	p->iomap_read_ctx = !absent_or_folio(p, btf, PROBE_READ_IOMAP_FOLIO);
 	p->bh_cs_lo = ksyms_addr(ks, "alloc_buffer_head", &p->bh_cs_hi);
 	if (!p->bh_cs_lo)
 		p->bh_cs_hi = 0;
@@ -258,6 +322,7 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	tracepoints_probe(p, btf);
 	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
 		err = choose(p, btf, g);
+	info->features = RUN_F_READS;
 	for (int id = 0; id < NR_PROBES; id++) {
 		info->probes[id].absent = p->absent[id];
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
@@ -293,6 +358,9 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_bh_folio, BHP_GROUP_WB },
 		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
 		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
+		{ s->progs.tp_read_enter, BHP_GROUP_READ },
+		{ s->progs.tp_read_exit, BHP_GROUP_READ },
+		{ s->progs.tp_read_folio_added, BHP_GROUP_READ },
 	};
 
 	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
@@ -361,6 +429,8 @@ static int demote(struct attach_plan *p, enum bhp_group g, enum attach_mode m,
 	} else if (m == MODE_TRACEPOINT && p->group_mode[g] == MODE_KPROBE) {
 		/* a stand-in loaded behind kprobes: keep the kprobes */
 		p->tp_ok[g] = false;
+	} else if (m == MODE_KPROBE && group_unseen_ok(g)) {
+		p->group_mode[g] = MODE_NONE;
 	} else {
 		group_lost(p, g, why);
 	}
@@ -411,6 +481,11 @@ static void autoload_tracepoints(struct attach_plan *p,
 		break;
 	case BHP_GROUP_BH:
 		autoload(s->progs.tp_bh_alloc, true);
+		break;
+	case BHP_GROUP_READ:
+		autoload(s->progs.tp_read_enter, true);
+		autoload(s->progs.tp_read_exit, true);
+		autoload(s->progs.tp_read_folio_added, p->read_tp_pages);
 		break;
 	default:
 		break;
@@ -531,6 +606,14 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 	case BHP_GROUP_BIO:
 		err = attach_prog(p, s->progs.tp_bio_queue);
 		break;
+	case BHP_GROUP_READ:
+		err = attach_syscalls(p, s->progs.tp_read_enter, "enter",
+				      read_syscalls, ARRAY_LEN(read_syscalls));
+		err = err ?: attach_syscalls(p, s->progs.tp_read_exit, "exit",
+					     read_syscalls,
+					     ARRAY_LEN(read_syscalls));
+		err = err ?: attach_prog(p, s->progs.tp_read_folio_added);
+		break;
 	default:
 		break;
 	}
@@ -642,6 +725,10 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 		if (!err)
 			return 0;
 		links_truncate(p, mark);
+		if (p->request == MODE_AUTO && group_unseen_ok(g)) {
+			p->group_mode[g] = MODE_NONE;
+			return 0;
+		}
 		if (p->request != MODE_AUTO || !p->tp_ok[g]) {
 			snprintf(msg, len, "%s", p->why[g]);
 			return err;
@@ -680,6 +767,21 @@ static const char *tp_detail(enum probe_id id, const struct attach_plan *p)
 				     "kmem:kmem_cache_alloc (cache name)";
 	case PROBE_BIO:
 		return "block:block_bio_queue (tp_btf)";
+	case PROBE_READ_BLKDEV:
+		return "syscalls:sys_{enter,exit}_{read,pread64,readv,preadv,"
+		       "preadv2} (context only)";
+	case PROBE_READ_BH_FOLIO:
+	case PROBE_READ_BH_RA:
+	case PROBE_READ_EXT4_FOLIO:
+	case PROBE_READ_EXT4_RA:
+	case PROBE_READ_IOMAP_FOLIO:
+	case PROBE_READ_IOMAP_RA:
+		return p->read_tp_pages ?
+			       "filemap:mm_filemap_add_to_page_cache in a read "
+			       "syscall (pages only)" :
+			       "not visible to tracepoints";
+	case PROBE_DIO_FALLBACK:
+		return "not visible to tracepoints";
 	default:
 		return "";
 	}
@@ -699,6 +801,9 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 		else if (p->absent[id])
 			snprintf(st->detail, sizeof(st->detail),
 				 "not in this kernel");
+		else if (st->mode == MODE_NONE)
+			snprintf(st->detail, sizeof(st->detail), "%s",
+				 p->why[g][0] ? p->why[g] : "not attached");
 		else if (st->mode == MODE_TRACEPOINT)
 			snprintf(st->detail, sizeof(st->detail), "%s%s%s",
 				 tp_detail(id, p), p->why[g][0] ? "; " : "",
@@ -713,11 +818,13 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 	}
 }
 
-/* Is any group that the kernel has still standing? */
+/* Is any group that the kernel has still standing and attached? (One
+ * no attach mode can see, page_mkwrite's in tracepoints, is not.) */
 static bool any_group_left(const struct attach_plan *p)
 {
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
-		if (group_present(p, g) && !p->failed[g])
+		if (group_present(p, g) && !p->failed[g] &&
+		    p->group_mode[g] != MODE_NONE)
 			return true;
 	return false;
 }

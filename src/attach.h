@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "snapshot.h"
 
-#define MAX_LINKS 64
+#define MAX_LINKS 128
 
 struct bhprof_bpf;
 struct bpf_link;
@@ -35,6 +35,8 @@ struct attach_plan {
 	bool gpw_takes_file;
 	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
 	bool head_is_mask;		/* 7.2 compound_info as a mask */
+	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
+	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	uint64_t bh_cs_lo, bh_cs_hi;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;

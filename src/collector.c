@@ -103,6 +103,7 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->iomap_wp_wpc_only = p->iomap_wp_wpc_only;
 	r->gpw_takes_file = p->gpw_takes_file;
 	r->head_is_mask = p->head_is_mask;
+	r->iomap_read_ctx = p->iomap_read_ctx;
 	r->page_shift = 0;
 	while (page > 1) {
 		page >>= 1;

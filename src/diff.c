@@ -33,6 +33,7 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 		      const struct loaded_run *b)
 {
 	char x[32], y[32], d[40], r[32];
+	const char *wa, *wb;
 
 	fprintf(f, "A: %s (kernel %s, %.1f s)\nB: %s (kernel %s, %.1f s)\n",
 		a->path, recfile_info(a->rec)->release, a->secs, b->path,
@@ -49,9 +50,15 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 			if (!m->key)
 				continue;
 			if (!both_known(a, b, p, m)) {
+				/* each side's value, or why it has none:
+				 * failed, n/a, absent, unrecorded */
+				wa = figure_why(recfile_info(a->rec), p, m->fig);
+				wb = figure_why(recfile_info(b->rec), p, m->fig);
 				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
-					m->label, "failed", "failed", "-",
-					"n/a");
+					m->label,
+					wa ? wa : metric_fmt(x, sizeof(x), m->unit, va),
+					wb ? wb : metric_fmt(y, sizeof(y), m->unit, vb),
+					"-", "n/a");
 				continue;
 			}
 			metric_fmt(d + 1, sizeof(d) - 1, m->unit, vb - va);

@@ -430,6 +430,41 @@ static void row3(FILE *f, const char *k, const char *a, const char *b)
 	fprintf(f, "<tr><th>%s</th><td>%s</td><td>%s</td></tr>\n", k, a, b);
 }
 
+/* a count of each path, or why the run cannot know it (n/a, failed) */
+static void row_count(FILE *f, const char *k, uint64_t a, uint64_t b,
+		      const char *why)
+{
+	char x[32], y[32];
+
+	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
+	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
+	row3(f, k, why ? why : x, why ? why : y);
+}
+
+static void read_rows(FILE *f, const struct run_info *in,
+		      const struct path_summary *a,
+		      const struct path_summary *b)
+{
+	const char *bios = figure_why(in, PATH_BH, FIG_READ_BIOS);
+	char x[32], y[32];
+
+	row_count(f, "read calls", a->c.read_calls, b->c.read_calls,
+		  figure_why(in, PATH_BH, FIG_READ));
+	row_count(f, "read pages", a->c.read_pages, b->c.read_pages,
+		  figure_why(in, PATH_BH, FIG_READ_PAGES));
+	row_count(f, "read bios", a->c.read_bio_count, b->c.read_bio_count,
+		  bios);
+	fmt_bytes(x, sizeof(x), a->read_bio_size.p50);
+	fmt_bytes(y, sizeof(y), b->read_bio_size.p50);
+	row3(f, "read bio size p50", bios ? bios : x, bios ? bios : y);
+	row_count(f, "read bh allocations", a->c.read_bh_alloc,
+		  b->c.read_bh_alloc, figure_why(in, PATH_BH, FIG_READ_BH));
+	row_count(f, "page_mkwrite faults", a->c.mkwrite_calls,
+		  b->c.mkwrite_calls, figure_why(in, PATH_BH, FIG_MKWRITE));
+	row_count(f, "O_DIRECT fallbacks", a->c.dwf_calls, b->c.dwf_calls,
+		  figure_why(in, PATH_BH, FIG_DWF));
+}
+
 static void summary_table(FILE *f, const struct loaded_run *run)
 {
 	const struct path_summary *a = &run->sum->path[PATH_BH];
@@ -461,6 +496,7 @@ static void summary_table(FILE *f, const struct loaded_run *run)
 	BY("mean bio size", mean_bio);
 	U("bh allocations", c.bh_alloc);
 	D("bh allocations per MiB", bh_per_mib);
+	read_rows(f, recfile_info(run->rec), a, b);
 #undef U
 #undef D
 #undef NS

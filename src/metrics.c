@@ -37,6 +37,22 @@ GET(m_bios_per_mib, bh_per_mib(p->c.bio_count,
 			       p->c.write_bytes + p->c.dio_bytes,
 			       p->c.bio_bytes))
 
+GET(m_read_calls, p->c.read_calls)
+GET(m_read_pages, p->c.read_pages)
+GET(m_read_p50, p->read_lat.p50)
+GET(m_read_p99, p->read_lat.p99)
+GET(m_read_bios, p->c.read_bio_count)
+GET(m_read_bio_bytes, p->c.read_bio_bytes)
+GET(m_read_bio_p50, p->read_bio_size.p50)
+GET(m_read_bio_p99, p->read_bio_size.p99)
+GET(m_read_bios_per_mib, p->read_bios_per_mib)
+GET(m_read_bh, p->c.read_bh_alloc)
+GET(m_mkwrite_calls, p->c.mkwrite_calls)
+GET(m_mkwrite_p50, p->mkwrite_lat.p50)
+GET(m_mkwrite_p99, p->mkwrite_lat.p99)
+GET(m_dwf_calls, p->c.dwf_calls)
+GET(m_dwf_bytes, p->c.dwf_bytes)
+
 /* diff prints those with a key, in this order */
 const struct metric metrics[] = {
 	{ "write.calls", "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE },
@@ -61,6 +77,21 @@ const struct metric metrics[] = {
 	{ "writeback.lat.p99", NULL, "writeback lat p99", U_NS, m_wb_p99, true, FIG_WB_CALLS },
 	{ "bio.size.p90", NULL, "bio size p90", U_BYTES, m_bio_p90, true, FIG_PATH_BIOS },
 	{ "bios_per_mib", NULL, "bios per MiB", U_RATIO, m_bios_per_mib, false, FIG_PATH_BIOS },
+	{ "read.calls", "read_calls", "read calls", U_COUNT, m_read_calls, true, FIG_READ },
+	{ "read.pages", "read_pages", "read pages", U_COUNT, m_read_pages, true, FIG_READ_PAGES },
+	{ "read.lat.p50", "read_lat_p50_ns", "read lat p50", U_NS, m_read_p50, true, FIG_READ },
+	{ "read.lat.p99", "read_lat_p99_ns", "read lat p99", U_NS, m_read_p99, true, FIG_READ },
+	{ "read.bio.count", "read_bio_count", "read bios", U_COUNT, m_read_bios, true, FIG_READ_BIOS },
+	{ "read.bio.bytes", "read_bio_bytes", "read bio bytes", U_BYTES, m_read_bio_bytes, true, FIG_READ_BIOS },
+	{ "read.bio.size.p50", "read_bio_size_p50", "read bio size p50", U_BYTES, m_read_bio_p50, true, FIG_READ_BIOS },
+	{ "read.bio.size.p99", "read_bio_size_p99", "read bio size p99", U_BYTES, m_read_bio_p99, true, FIG_READ_BIOS },
+	{ "read.bios_per_mib", "read_bios_per_mib", "read bios per MiB", U_RATIO, m_read_bios_per_mib, false, FIG_READ_BIOS },
+	{ "read.bh_alloc", "read_bh_alloc", "read bh allocations", U_COUNT, m_read_bh, true, FIG_READ_BH },
+	{ "mkwrite.calls", "mkwrite_calls", "mkwrite faults", U_COUNT, m_mkwrite_calls, true, FIG_MKWRITE },
+	{ "mkwrite.lat.p50", "mkwrite_lat_p50_ns", "mkwrite lat p50", U_NS, m_mkwrite_p50, true, FIG_MKWRITE },
+	{ "mkwrite.lat.p99", "mkwrite_lat_p99_ns", "mkwrite lat p99", U_NS, m_mkwrite_p99, true, FIG_MKWRITE },
+	{ "dio_fallback.calls", "dio_fallback_calls", "direct fallbacks", U_COUNT, m_dwf_calls, true, FIG_DWF },
+	{ "dio_fallback.bytes", "dio_fallback_bytes", "fallback bytes", U_BYTES, m_dwf_bytes, true, FIG_DWF },
 };
 
 const size_t nr_metrics = sizeof(metrics) / sizeof(metrics[0]);

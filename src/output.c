@@ -99,6 +99,48 @@ static void write_json(struct json *j, const struct path_summary *p, bool k)
 	json_obj_close(j);
 }
 
+/* bios of one direction: count, bytes, rate and sizes */
+static void bio_json(struct json *j, const char *key, uint64_t count,
+		     uint64_t bytes, double mbps, const struct dist *size,
+		     bool known)
+{
+	json_obj_open(j, key);
+	u64_known(j, "count", count, known);
+	u64_known(j, "bytes", bytes, known);
+	double_known(j, "mb_per_s", mbps, known);
+	dist_known(j, "size_bytes", size, known);
+	json_obj_close(j);
+}
+
+/* reads, page_mkwrite faults and direct-write fallbacks */
+static void read_json(struct json *j, const struct path_summary *p,
+		      const struct run_info *info, unsigned int path)
+{
+	bool calls = figure_known(info, path, FIG_READ);
+	bool bios = figure_known(info, path, FIG_READ_BIOS);
+	bool mk = figure_known(info, path, FIG_MKWRITE);
+	bool dwf = figure_known(info, path, FIG_DWF);
+
+	json_obj_open(j, "read");
+	u64_known(j, "calls", p->c.read_calls, calls);
+	u64_known(j, "pages", p->c.read_pages,
+		  figure_known(info, path, FIG_READ_PAGES));
+	dist_known(j, "lat_ns", &p->read_lat, calls);
+	json_obj_close(j);
+	bio_json(j, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
+		 p->read_bio_mbps, &p->read_bio_size, bios);
+	u64_known(j, "read_bh_alloc", p->c.read_bh_alloc,
+		  figure_known(info, path, FIG_READ_BH));
+	json_obj_open(j, "mkwrite");
+	u64_known(j, "calls", p->c.mkwrite_calls, mk);
+	dist_known(j, "lat_ns", &p->mkwrite_lat, mk);
+	json_obj_close(j);
+	json_obj_open(j, "dio_fallback");
+	u64_known(j, "calls", p->c.dwf_calls, dwf);
+	u64_known(j, "bytes", p->c.dwf_bytes, dwf);
+	json_obj_close(j);
+}
+
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path)
 {
@@ -114,14 +156,11 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 		  figure_known(info, path, FIG_WB_PAGES));
 	dist_known(j, "lat_ns", &p->wb_lat, wb_seen);
 	json_obj_close(j);
-	json_obj_open(j, "bio");
-	u64_known(j, "count", p->c.bio_count, bios);
-	u64_known(j, "bytes", p->c.bio_bytes, bios);
-	double_known(j, "mb_per_s", p->bio_mbps, bios);
-	dist_known(j, "size_bytes", &p->bio_size, bios);
-	json_obj_close(j);
+	bio_json(j, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
+		 &p->bio_size, bios);
 	u64_known(j, "bh_alloc", p->c.bh_alloc, bh);
 	double_known(j, "bh_per_mib", p->bh_per_mib, bh);
+	read_json(j, p, info, path);
 	json_obj_close(j);
 }
 
@@ -155,8 +194,41 @@ static void probes_json(struct json *j, const struct run_info *info)
 	json_arr_close(j);
 }
 
-static void devices_json(struct json *j, const struct summary *s)
+static void dev_paths_json(struct json *j, const struct dev_summary *d,
+			   bool reads)
 {
+	json_obj_open(j, "paths");
+	for (unsigned int p = 0; p <= NR_PATHS; p++) {
+		json_obj_open(j, path_name(p));
+		json_u64(j, "bio_count", d->path_bios[p]);
+		json_u64(j, "bio_bytes", d->path_bytes[p]);
+		u64_known(j, "read_bio_count", d->path_read_bios[p], reads);
+		u64_known(j, "read_bio_bytes", d->path_read_bytes[p], reads);
+		json_obj_close(j);
+	}
+	json_obj_close(j);
+}
+
+static void dev_reads_json(struct json *j, const struct dev_summary *d,
+			   bool reads)
+{
+	u64_known(j, "read_bio_count", d->read_bios, reads);
+	u64_known(j, "read_bio_bytes", d->read_bytes, reads);
+	double_known(j, "read_mb_per_s", d->read_mbps, reads);
+	if (!reads) {
+		json_null(j, "read_size_bytes");
+		return;
+	}
+	json_obj_open(j, "read_size_bytes");
+	json_u64(j, "p50", d->read_size_p50);
+	json_u64(j, "p99", d->read_size_p99);
+	json_obj_close(j);
+}
+
+static void devices_json(struct json *j, const struct run_info *info,
+			 const struct summary *s)
+{
+	bool reads = figure_known(info, PATH_BH, FIG_READ_DEV);
 	char buf[32];
 
 	json_arr_open(j, "devices");
@@ -169,18 +241,12 @@ static void devices_json(struct json *j, const struct summary *s)
 		json_u64(j, "bio_count", d->bios);
 		json_u64(j, "bio_bytes", d->bytes);
 		json_double(j, "mb_per_s", d->mbps);
-		json_obj_open(j, "paths");
-		for (unsigned int p = 0; p <= NR_PATHS; p++) {
-			json_obj_open(j, path_name(p));
-			json_u64(j, "bio_count", d->path_bios[p]);
-			json_u64(j, "bio_bytes", d->path_bytes[p]);
-			json_obj_close(j);
-		}
-		json_obj_close(j);
+		dev_paths_json(j, d, reads);
 		json_obj_open(j, "size_bytes");
 		json_u64(j, "p50", d->size_p50);
 		json_u64(j, "p99", d->size_p99);
 		json_obj_close(j);
+		dev_reads_json(j, d, reads);
 		json_obj_close(j);
 	}
 	json_arr_close(j);
@@ -221,10 +287,16 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	u64_known(j, "count", s->glob.bio_count, bios);
 	u64_known(j, "bytes", s->glob.bio_bytes, bios);
 	json_obj_close(j);
+	json_obj_open(j, "read_bio_total");
+	u64_known(j, "count", s->glob.read_bio_count,
+		  figure_known(info, PATH_BH, FIG_READ_DEV));
+	u64_known(j, "bytes", s->glob.read_bio_bytes,
+		  figure_known(info, PATH_BH, FIG_READ_DEV));
+	json_obj_close(j);
 	json_u64(j, "lost", s->glob.ctx_lost);
 	overhead_json(j, s);
 	if (bios)
-		devices_json(j, s);
+		devices_json(j, info, s);
 	else
 		json_null(j, "devices");
 }
@@ -233,36 +305,53 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 
 #define ROW "%-24s %18s %18s\n"
 
-/* Rows of a figure the run cannot know read "failed" (its probe group
- * was lost), never a zero that looks real. */
-static bool row_known(FILE *f, const char *label, bool known)
+/* Rows of a figure the run cannot know read why: "failed" (its probe
+ * group was lost), "n/a", "absent", never a zero that looks real. */
+static bool row_why(FILE *f, const char *label, const char *why)
 {
-	if (!known)
-		fprintf(f, ROW, label, "failed", "failed");
-	return known;
+	if (why)
+		fprintf(f, ROW, label, why, why);
+	return !why;
 }
 
-static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b,
-		    bool known)
+static bool row_known(FILE *f, const char *label, bool known)
+{
+	return row_why(f, label, known ? NULL : "failed");
+}
+
+static void row_u64w(FILE *f, const char *label, uint64_t a, uint64_t b,
+		     const char *why)
 {
 	char x[32], y[32];
 
-	if (!row_known(f, label, known))
+	if (!row_why(f, label, why))
 		return;
 	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
 	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
 	fprintf(f, ROW, label, x, y);
 }
 
-static void row_bytes(FILE *f, const char *label, double a, double b,
-		      bool known)
+static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b,
+		    bool known)
+{
+	row_u64w(f, label, a, b, known ? NULL : "failed");
+}
+
+static void row_bytesw(FILE *f, const char *label, double a, double b,
+		       const char *why)
 {
 	char x[32], y[32];
 
-	if (!row_known(f, label, known))
+	if (!row_why(f, label, why))
 		return;
 	fprintf(f, ROW, label, fmt_bytes(x, sizeof(x), a),
 		fmt_bytes(y, sizeof(y), b));
+}
+
+static void row_bytes(FILE *f, const char *label, double a, double b,
+		      bool known)
+{
+	row_bytesw(f, label, a, b, known ? NULL : "failed");
 }
 
 static void row_double(FILE *f, const char *label, double a, double b,
@@ -331,22 +420,25 @@ static void size_hist_text(FILE *f, const struct bhp_hist *h, const char *p)
 
 static void devices_text(FILE *f, const struct summary *s)
 {
-	char b[32], m[32];
+	char b[32], m[32], r[32];
 
 	if (!s->nr_devs)
 		return;
-	fprintf(f, "\n%-12s %-8s %10s %12s %10s %10s %10s\n", "DEVICE", "DEV",
-		"BIOS", "BYTES", "BH", "IOMAP", "NONE");
+	fprintf(f, "\n%-12s %-8s %10s %12s %10s %10s %10s %10s %12s\n",
+		"DEVICE", "DEV", "BIOS", "BYTES", "BH", "IOMAP", "NONE",
+		"READ BIOS", "READ BYTES");
 	for (uint32_t i = 0; i < s->nr_devs; i++) {
 		const struct dev_summary *d = &s->devs[i];
 
-		fprintf(f, "%-12s %-8s %10llu %12s %10llu %10llu %10llu\n",
+		fprintf(f, "%-12s %-8s %10llu %12s %10llu %10llu %10llu %10llu %12s\n",
 			d->name, fmt_dev(m, sizeof(m), d->dev),
 			(unsigned long long)d->bios,
 			fmt_bytes(b, sizeof(b), d->bytes),
 			(unsigned long long)d->path_bios[PATH_BH],
 			(unsigned long long)d->path_bios[PATH_IOMAP],
-			(unsigned long long)d->path_bios[PATH_NONE]);
+			(unsigned long long)d->path_bios[PATH_NONE],
+			(unsigned long long)d->read_bios,
+			fmt_bytes(r, sizeof(r), d->read_bytes));
 	}
 }
 
@@ -395,6 +487,42 @@ static void bio_rows(FILE *f, const struct path_summary *a,
 	row_bytes(f, "bio size max", a->bio_size.max, b->bio_size.max, k);
 }
 
+/* Reads, page_mkwrite faults and direct-write fallbacks: what the
+ * comparison of the paths needs besides write calls and writeback. */
+static void read_rows(FILE *f, const struct run_info *info,
+		      const struct path_summary *a,
+		      const struct path_summary *b)
+{
+	const char *calls = figure_why(info, PATH_BH, FIG_READ);
+	const char *bios = figure_why(info, PATH_BH, FIG_READ_BIOS);
+	const char *mk = figure_why(info, PATH_BH, FIG_MKWRITE);
+	const char *dwf = figure_why(info, PATH_BH, FIG_DWF);
+
+	row_u64w(f, "read calls", a->c.read_calls, b->c.read_calls, calls);
+	row_u64w(f, "read pages", a->c.read_pages, b->c.read_pages,
+		 figure_why(info, PATH_BH, FIG_READ_PAGES));
+	if (!calls)
+		lat_rows(f, "read lat", &a->read_lat, &b->read_lat, true,
+			 true);
+	row_u64w(f, "read bios", a->c.read_bio_count, b->c.read_bio_count,
+		 bios);
+	row_bytesw(f, "read bio bytes", a->c.read_bio_bytes,
+		   b->c.read_bio_bytes, bios);
+	row_bytesw(f, "read bio size p50", a->read_bio_size.p50,
+		   b->read_bio_size.p50, bios);
+	row_bytesw(f, "read bio size max", a->read_bio_size.max,
+		   b->read_bio_size.max, bios);
+	row_u64w(f, "read bh allocations", a->c.read_bh_alloc,
+		 b->c.read_bh_alloc, figure_why(info, PATH_BH, FIG_READ_BH));
+	row_u64w(f, "mkwrite faults", a->c.mkwrite_calls, b->c.mkwrite_calls,
+		 mk);
+	if (!mk && (a->c.mkwrite_calls || b->c.mkwrite_calls))
+		lat_rows(f, "mkwrite lat", &a->mkwrite_lat, &b->mkwrite_lat,
+			 true, true);
+	row_u64w(f, "direct fallbacks", a->c.dwf_calls, b->c.dwf_calls, dwf);
+	row_bytesw(f, "fallback bytes", a->c.dwf_bytes, b->c.dwf_bytes, dwf);
+}
+
 static void footer_text(FILE *f, const struct run_info *info,
 			const struct summary *s, bool wb_seen)
 {
@@ -441,6 +569,7 @@ void summary_text(FILE *f, const struct run_info *info,
 	bio_rows(f, a, b, bios);
 	row_u64(f, "bh allocations", a->c.bh_alloc, b->c.bh_alloc, bh);
 	row_double(f, "bh per MiB", a->bh_per_mib, b->bh_per_mib, bh);
+	read_rows(f, info, a, b);
 	footer_text(f, info, s, wa || wi);
 	if (bios) {
 		size_hist_text(f, &a->hist[HIST_BIO_SIZE], "bh");

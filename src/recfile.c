@@ -373,6 +373,9 @@ static int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
 		case M_COMMAND_ARG:
 			dec_arg(r, &b);
 			break;
+		case M_FEATURES:
+			in->features = (uint32_t)rd_varint(&b);
+			break;
 		}
 	}
 	if (c->bad) {

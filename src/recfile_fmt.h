@@ -12,11 +12,15 @@
 #include <stdint.h>
 #include "recfile.h"
 
+#define PATH_STRIDE_BYTES (32 * 8)
+
 /* The sparse indices below are part of the format: a change to these
  * structures must come with a change to docs/format.md. */
-_Static_assert(sizeof(struct bhp_path_stats) == 10 * 8, "path counters");
-_Static_assert(sizeof(struct bhp_global_stats) == 5 * 8, "global counters");
-_Static_assert(sizeof(struct bhp_dev_stats) == (2 + DEV_SIZE_SLOTS) * 8,
+_Static_assert(sizeof(struct bhp_path_stats) == 18 * 8, "path counters");
+_Static_assert(sizeof(struct bhp_path_stats) <= PATH_STRIDE_BYTES,
+	       "path counters overflow their stride");
+_Static_assert(sizeof(struct bhp_global_stats) == 7 * 8, "global counters");
+_Static_assert(sizeof(struct bhp_dev_stats) == 2 * (2 + DEV_SIZE_SLOTS) * 8,
 	       "device counters");
 
 #define NR_PATH_FIELDS (sizeof(struct bhp_path_stats) / 8)
@@ -31,6 +35,7 @@ enum {
 	M_VERSION = 1, M_RELEASE, M_BUFFER_HEAD, M_BTF, M_HOSTNAME,
 	M_START_NS, M_INTERVAL_MS, M_FILTER_DEV, M_FILTER_PID, M_CMDLINE,
 	M_PROBE, M_HIST_LAYOUT, M_DEV_NAME, M_DEV_SLOTS, M_COMMAND_ARG,
+	M_FEATURES,
 };
 
 /* ... of a probe, inside M_PROBE */

@@ -319,6 +319,7 @@ static void enc_meta(struct recwriter *w, const struct run_info *in)
 		put_u64_sec(b, M_FILTER_DEV, in->filter_devs[i]);
 	put_u64_sec(b, M_FILTER_PID, in->filter_pid);
 	put_str_sec(b, M_CMDLINE, in->cmdline, sizeof(in->cmdline));
+	put_u64_sec(b, M_FEATURES, in->features);
 	for (size_t off = 0; off < w->args.len && !w->args.oom;) {
 		const char *a = (const char *)w->args.p + off;
 

@@ -88,12 +88,27 @@ static void report_text(FILE *f, const struct loaded_run *run)
 
 /* ---- CSV ---- */
 
+/* empty fields where the recording did not measure reads */
+static void read_csv(FILE *f, const struct ts_path *tp,
+		     const struct run_info *in, unsigned int path)
+{
+	if (figure_known(in, path, FIG_READ_BIOS))
+		fprintf(f, "%llu,%llu,", (unsigned long long)tp->read_bio_count,
+			(unsigned long long)tp->read_bio_bytes);
+	else
+		fprintf(f, ",,");
+	if (figure_known(in, path, FIG_READ_PAGES))
+		fprintf(f, "%llu", (unsigned long long)tp->read_pages);
+	fprintf(f, "\n");
+}
+
 static void report_csv(FILE *f, const struct loaded_run *run)
 {
 	fprintf(f, "t_s,interval_s,path,write_calls,write_bytes,direct_bytes,"
 		   "write_mib_s,bio_count,bio_bytes,bio_mib_s,"
 		   "write_lat_p50_ns,write_lat_p99_ns,wb_pages,bh_alloc,"
-		   "bh_per_mib,frames_lost\n");
+		   "bh_per_mib,frames_lost,read_bio_count,read_bio_bytes,"
+		   "read_pages\n");
 	for (size_t i = 0; i < run->nr_rows; i++) {
 		const struct ts_row *r = &run->rows[i];
 
@@ -101,7 +116,7 @@ static void report_csv(FILE *f, const struct loaded_run *run)
 			const struct ts_path *tp = &r->p[p];
 
 			fprintf(f, "%.3f,%.3f,%s,%llu,%llu,%llu,%.3f,%llu,%llu,"
-				   "%.3f,%llu,%llu,%llu,%llu,%.3f,%d\n",
+				   "%.3f,%llu,%llu,%llu,%llu,%.3f,%d,",
 				r->t, r->secs, path_name(p),
 				(unsigned long long)tp->write_calls,
 				(unsigned long long)tp->write_bytes,
@@ -115,6 +130,7 @@ static void report_csv(FILE *f, const struct loaded_run *run)
 				(unsigned long long)tp->wb_pages,
 				(unsigned long long)tp->bh_alloc,
 				ts_bh_per_mib(tp), r->gap);
+			read_csv(f, tp, recfile_info(run->rec), p);
 		}
 	}
 }
@@ -224,6 +240,17 @@ static void ts_path_json(struct json *j, const char *key,
 		json_null(j, "bh_alloc");
 		json_null(j, "bh_per_mib");
 	}
+	if (figure_known(in, path, FIG_READ_BIOS)) {
+		json_u64(j, "read_bio_count", tp->read_bio_count);
+		json_u64(j, "read_bio_bytes", tp->read_bio_bytes);
+	} else {
+		json_null(j, "read_bio_count");
+		json_null(j, "read_bio_bytes");
+	}
+	if (figure_known(in, path, FIG_READ_PAGES))
+		json_u64(j, "read_pages", tp->read_pages);
+	else
+		json_null(j, "read_pages");
 	json_obj_close(j);
 }
 

@@ -157,6 +157,9 @@ static void bin_close(struct loaded_run *run, struct bin_start *b,
 		tp->bio_bytes = c->bio_bytes - o->bio_bytes;
 		tp->wb_pages = c->wb_pages - o->wb_pages;
 		tp->bh_alloc = c->bh_alloc - o->bh_alloc;
+		tp->read_bio_count = c->read_bio_count - o->read_bio_count;
+		tp->read_bio_bytes = c->read_bio_bytes - o->read_bio_bytes;
+		tp->read_pages = c->read_pages - o->read_pages;
 		row_lat(run, b, s, f, p, tp);
 	}
 	bin_open(b, s, run->every);

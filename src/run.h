@@ -16,6 +16,7 @@ struct ts_path {
 	uint64_t write_calls, write_bytes, dio_bytes;
 	uint64_t bio_count, bio_bytes, wb_pages, bh_alloc;
 	uint64_t lat_p50, lat_p99;	/* buffered write latency, ns */
+	uint64_t read_bio_count, read_bio_bytes, read_pages;
 };
 
 struct ts_row {

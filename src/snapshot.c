@@ -12,6 +12,17 @@ static const char *const probe_names[NR_PROBES] = {
 	[PROBE_WB_CTX] = "writeback_ctx",
 	[PROBE_BH_ALLOC] = "bh_alloc",
 	[PROBE_BIO] = "bio",
+	[PROBE_READ_BH_FOLIO] = "read_bh_folio",
+	[PROBE_READ_BH_RA] = "read_bh_ra",
+	[PROBE_READ_EXT4_FOLIO] = "read_ext4_folio",
+	[PROBE_READ_EXT4_RA] = "read_ext4_ra",
+	[PROBE_READ_IOMAP_FOLIO] = "read_iomap_folio",
+	[PROBE_READ_IOMAP_RA] = "read_iomap_ra",
+	[PROBE_READ_BLKDEV] = "read_blkdev",
+	[PROBE_MKWRITE_BH] = "mkwrite_bh",
+	[PROBE_MKWRITE_EXT4] = "mkwrite_ext4",
+	[PROBE_MKWRITE_IOMAP] = "mkwrite_iomap",
+	[PROBE_DIO_FALLBACK] = "dio_fallback",
 };
 
 static const char *const mode_names[] = {
@@ -31,6 +42,17 @@ static const enum bhp_group groups[NR_PROBES] = {
 	[PROBE_WB_CTX] = BHP_GROUP_WB,
 	[PROBE_BH_ALLOC] = BHP_GROUP_BH,
 	[PROBE_BIO] = BHP_GROUP_BIO,
+	[PROBE_READ_BH_FOLIO] = BHP_GROUP_READ,
+	[PROBE_READ_BH_RA] = BHP_GROUP_READ,
+	[PROBE_READ_EXT4_FOLIO] = BHP_GROUP_READ,
+	[PROBE_READ_EXT4_RA] = BHP_GROUP_READ,
+	[PROBE_READ_IOMAP_FOLIO] = BHP_GROUP_READ,
+	[PROBE_READ_IOMAP_RA] = BHP_GROUP_READ,
+	[PROBE_READ_BLKDEV] = BHP_GROUP_READ,
+	[PROBE_MKWRITE_BH] = BHP_GROUP_MKWRITE,
+	[PROBE_MKWRITE_EXT4] = BHP_GROUP_MKWRITE,
+	[PROBE_MKWRITE_IOMAP] = BHP_GROUP_MKWRITE,
+	[PROBE_DIO_FALLBACK] = BHP_GROUP_WRITE,
 };
 
 static const char *const group_names[BHP_NR_GROUPS] = {
@@ -38,6 +60,8 @@ static const char *const group_names[BHP_NR_GROUPS] = {
 	[BHP_GROUP_WB] = "writeback",
 	[BHP_GROUP_BH] = "bh_alloc",
 	[BHP_GROUP_BIO] = "bio",
+	[BHP_GROUP_READ] = "read",
+	[BHP_GROUP_MKWRITE] = "mkwrite",
 };
 
 const char *probe_name(enum probe_id id)
@@ -82,33 +106,94 @@ static bool wb_calls_seen(const struct run_info *info, unsigned int path)
 	return ps->mode == MODE_FENTRY || ps->mode == MODE_KPROBE;
 }
 
-bool figure_known(const struct run_info *info, unsigned int path,
-		  enum figure f)
+/* The flavour a group ran in: that of any probe of it the kernel has. */
+static enum attach_mode group_mode(const struct run_info *info,
+				   enum bhp_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++)
+		if (groups[id] == g && !info->probes[id].absent)
+			return info->probes[id].mode;
+	return MODE_NONE;
+}
+
+static bool functions_seen(const struct run_info *info, enum bhp_group g)
+{
+	enum attach_mode m = group_mode(info, g);
+
+	return m == MODE_FENTRY || m == MODE_KPROBE;
+}
+
+/* the groups a figure rests on */
+static unsigned int figure_groups(enum figure f)
 {
 	switch (f) {
 	case FIG_WRITE:
-		return !group_failed(info, BHP_GROUP_WRITE);
+	case FIG_DWF:
+		return 1u << BHP_GROUP_WRITE;
 	case FIG_WB_CALLS:
-		return !group_failed(info, BHP_GROUP_WB) &&
-		       wb_calls_seen(info, path);
 	case FIG_WB_PAGES:
-		return !group_failed(info, BHP_GROUP_WB);
+		return 1u << BHP_GROUP_WB;
 	case FIG_PATH_BIOS:
 		/* a bio or a buffer_head takes its path from the write or
 		 * writeback context of the thread that makes it */
-		return !group_failed(info, BHP_GROUP_BIO) &&
-		       !group_failed(info, BHP_GROUP_WB) &&
-		       !group_failed(info, BHP_GROUP_WRITE);
+		return 1u << BHP_GROUP_BIO | 1u << BHP_GROUP_WB |
+		       1u << BHP_GROUP_WRITE;
 	case FIG_BIOS:
-		return !group_failed(info, BHP_GROUP_BIO);
+	case FIG_READ_DEV:
+		return 1u << BHP_GROUP_BIO;
 	case FIG_BH:
-		return !group_failed(info, BHP_GROUP_BH) &&
-		       !group_failed(info, BHP_GROUP_WB) &&
-		       !group_failed(info, BHP_GROUP_WRITE);
+		return 1u << BHP_GROUP_BH | 1u << BHP_GROUP_WB |
+		       1u << BHP_GROUP_WRITE;
 	case FIG_BH_TOTAL:
-		return !group_failed(info, BHP_GROUP_BH);
+		return 1u << BHP_GROUP_BH;
+	case FIG_READ:
+	case FIG_READ_PAGES:
+		return 1u << BHP_GROUP_READ;
+	case FIG_READ_BIOS:
+		return 1u << BHP_GROUP_BIO | 1u << BHP_GROUP_READ;
+	case FIG_READ_BH:
+		return 1u << BHP_GROUP_BH | 1u << BHP_GROUP_READ;
+	case FIG_MKWRITE:
+		return 1u << BHP_GROUP_MKWRITE;
 	}
-	return false;
+	return 0;
+}
+
+static bool figure_is_read(enum figure f)
+{
+	return f >= FIG_READ;
+}
+
+const char *figure_why(const struct run_info *info, unsigned int path,
+		       enum figure f)
+{
+	unsigned int gs = figure_groups(f);
+
+	if (figure_is_read(f) && !(info->features & RUN_F_READS))
+		return "unrecorded";
+	for (int g = 0; g < BHP_NR_GROUPS; g++)
+		if ((gs & 1u << g) && group_failed(info, g))
+			return "failed";
+	switch (f) {
+	case FIG_WB_CALLS:
+		return wb_calls_seen(info, path) ? NULL : "n/a";
+	case FIG_READ:
+		return functions_seen(info, BHP_GROUP_READ) ? NULL : "n/a";
+	case FIG_MKWRITE:
+		return functions_seen(info, BHP_GROUP_MKWRITE) ? NULL : "n/a";
+	case FIG_DWF:
+		if (info->probes[PROBE_DIO_FALLBACK].absent)
+			return "absent";
+		return functions_seen(info, BHP_GROUP_WRITE) ? NULL : "n/a";
+	default:
+		return NULL;
+	}
+}
+
+bool figure_known(const struct run_info *info, unsigned int path,
+		  enum figure f)
+{
+	return !figure_why(info, path, f);
 }
 
 const char *lost_groups_text(const struct run_info *info, char *buf,

@@ -42,6 +42,18 @@ enum probe_id {
 	PROBE_WB_CTX,		/* do_writepages */
 	PROBE_BH_ALLOC,		/* alloc_buffer_head */
 	PROBE_BIO,		/* block_bio_queue */
+	/* ids are kept in record files: new probes go at the end */
+	PROBE_READ_BH_FOLIO,	/* block_read_full_folio */
+	PROBE_READ_BH_RA,	/* mpage_readahead */
+	PROBE_READ_EXT4_FOLIO,	/* ext4_read_folio */
+	PROBE_READ_EXT4_RA,	/* ext4_readahead */
+	PROBE_READ_IOMAP_FOLIO,	/* iomap_read_folio */
+	PROBE_READ_IOMAP_RA,	/* iomap_readahead */
+	PROBE_READ_BLKDEV,	/* blkdev_read_iter: read call context */
+	PROBE_MKWRITE_BH,	/* block_page_mkwrite */
+	PROBE_MKWRITE_EXT4,	/* ext4_page_mkwrite */
+	PROBE_MKWRITE_IOMAP,	/* iomap_page_mkwrite */
+	PROBE_DIO_FALLBACK,	/* direct_write_fallback (6.6+) */
 	NR_PROBES,
 };
 
@@ -63,6 +75,10 @@ struct probe_state {
 };
 
 #define MAX_FILTER_DEVS 16
+
+/* run_info.features: what the recording bhprof measured at all; a file
+ * written before a feature lacks its figures, which are unknown, not 0 */
+#define RUN_F_READS 0x1	/* reads, page_mkwrite, direct-write fallback */
 #define MAX_ARGV_TEXT 1024
 
 /* What a run is: written once at the head of a record file. */
@@ -78,6 +94,7 @@ struct run_info {
 	uint32_t filter_devs[MAX_FILTER_DEVS];
 	uint32_t filter_pid;
 	char cmdline[MAX_ARGV_TEXT];	/* bhprof's own argv, space-joined */
+	uint32_t features;		/* RUN_F_* */
 	struct probe_state probes[NR_PROBES];
 };
 
@@ -98,10 +115,23 @@ enum figure {
 	FIG_BIOS,	/* bios per device and in all */
 	FIG_BH,		/* buffer_head allocations per path: contexts too */
 	FIG_BH_TOTAL,	/* buffer_head allocations in all */
+	FIG_READ,	/* read_folio/readahead calls, latency (not in
+			 * tracepoints) */
+	FIG_READ_PAGES,	/* pages they read */
+	FIG_READ_BIOS,	/* read bios per path: the read context too */
+	FIG_READ_DEV,	/* read bios per device and in all */
+	FIG_READ_BH,	/* buffer_heads allocated while reading */
+	FIG_MKWRITE,	/* page_mkwrite faults, latency (not in tracepoints) */
+	FIG_DWF,	/* direct-write fallbacks (6.6+, not in tracepoints) */
 };
 
 bool figure_known(const struct run_info *info, unsigned int path,
 		  enum figure f);
+/* why a figure is unknown: "failed" (its group was lost), "absent" (no
+ * such function before some kernel), "n/a" (the attach mode cannot see
+ * it), "unrecorded" (an older bhprof wrote the file); NULL if known */
+const char *figure_why(const struct run_info *info, unsigned int path,
+		       enum figure f);
 /* the groups lost in a run, as "bio, bh_alloc" ("" if none) */
 const char *lost_groups_text(const struct run_info *info, char *buf,
 			     size_t len);

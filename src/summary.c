@@ -36,6 +36,12 @@ static void path_derive(struct path_summary *ps, double secs)
 	dist_of(&ps->hist[HIST_DIO_LAT], &ps->dio_lat, EST_MID);
 	dist_of(&ps->hist[HIST_WB_LAT], &ps->wb_lat, EST_MID);
 	dist_of(&ps->hist[HIST_BIO_SIZE], &ps->bio_size, EST_LOW);
+	dist_of(&ps->hist[HIST_READ_LAT], &ps->read_lat, EST_MID);
+	dist_of(&ps->hist[HIST_READ_BIO_SIZE], &ps->read_bio_size, EST_LOW);
+	dist_of(&ps->hist[HIST_MKWRITE_LAT], &ps->mkwrite_lat, EST_MID);
+	ps->read_bio_mbps = mib_per_sec(c->read_bio_bytes, secs);
+	ps->read_bios_per_mib = c->read_bio_bytes ?
+		(double)c->read_bio_count / ((double)c->read_bio_bytes / MIB) : 0;
 	ps->write_mbps = mib_per_sec(c->write_bytes + c->dio_bytes, secs);
 	ps->bio_mbps = mib_per_sec(c->bio_bytes, secs);
 	ps->write_calls_ps = per_sec(c->write_calls + c->dio_calls, secs);
@@ -108,9 +114,11 @@ static int dev_cmp(const void *a, const void *b)
 static void devs_summarize(const struct snapshot *d, double secs,
 			   struct summary *s)
 {
-	uint64_t slots[MAX_SNAP_DEVS][DEV_SIZE_SLOTS];
+	static uint64_t slots[MAX_SNAP_DEVS][DEV_SIZE_SLOTS];
+	static uint64_t rslots[MAX_SNAP_DEVS][DEV_SIZE_SLOTS];
 
 	memset(slots, 0, sizeof(slots));
+	memset(rslots, 0, sizeof(rslots));
 	for (uint32_t i = 0; i < d->nr_devs; i++) {
 		const struct dev_row *r = &d->devs[i];
 		struct dev_summary *ds = dev_slot(s, r->dev);
@@ -122,8 +130,14 @@ static void devs_summarize(const struct snapshot *d, double secs,
 		ds->bytes += r->s.bytes;
 		ds->path_bios[path] += r->s.bios;
 		ds->path_bytes[path] += r->s.bytes;
-		for (int k = 0; k < DEV_SIZE_SLOTS; k++)
+		ds->read_bios += r->s.read_bios;
+		ds->read_bytes += r->s.read_bytes;
+		ds->path_read_bios[path] += r->s.read_bios;
+		ds->path_read_bytes[path] += r->s.read_bytes;
+		for (int k = 0; k < DEV_SIZE_SLOTS; k++) {
 			slots[ds - s->devs][k] += r->s.size_log2[k];
+			rslots[ds - s->devs][k] += r->s.read_size_log2[k];
+		}
 	}
 	for (uint32_t i = 0; i < s->nr_devs; i++) {
 		struct dev_summary *ds = &s->devs[i];
@@ -138,6 +152,9 @@ static void devs_summarize(const struct snapshot *d, double secs,
 		ds->mean_bio = ds->bios ? (double)ds->bytes / ds->bios : 0;
 		ds->size_p50 = log2_percentile(slots[i], 50);
 		ds->size_p99 = log2_percentile(slots[i], 99);
+		ds->read_mbps = mib_per_sec(ds->read_bytes, secs);
+		ds->read_size_p50 = log2_percentile(rslots[i], 50);
+		ds->read_size_p99 = log2_percentile(rslots[i], 99);
 		dev_name(ds->dev, ds->name, sizeof(ds->name));
 	}
 	/* slots[] was indexed by position, so sort only at the end */

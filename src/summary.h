@@ -21,6 +21,11 @@ struct path_summary {
 	struct dist dio_lat;		/* ns */
 	struct dist wb_lat;		/* ns */
 	struct dist bio_size;		/* bytes */
+	struct dist read_lat;		/* ns, read_folio / readahead */
+	struct dist read_bio_size;	/* bytes */
+	struct dist mkwrite_lat;	/* ns */
+	double read_bio_mbps;		/* MiB/s read as bios */
+	double read_bios_per_mib;	/* read bios per MiB they carried */
 	double write_mbps;		/* MiB/s written by calls */
 	double bio_mbps;		/* MiB/s submitted as bios */
 	double write_calls_ps, bios_ps, pages_ps, bh_alloc_ps;
@@ -37,6 +42,10 @@ struct dev_summary {
 	uint32_t main_path;		/* path with most bytes */
 	double mbps, bios_ps, mean_bio;
 	uint64_t size_p50, size_p99;	/* from log2 buckets: lower edge */
+	uint64_t read_bios, read_bytes;	/* read bios, all paths */
+	uint64_t path_read_bios[NR_PATHS + 1], path_read_bytes[NR_PATHS + 1];
+	double read_mbps;
+	uint64_t read_size_p50, read_size_p99;
 };
 
 struct summary {

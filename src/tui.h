@@ -17,7 +17,7 @@
 #define TUI_MIN_INTERVAL 0.1
 #define TUI_MAX_INTERVAL 60.0
 
-enum tui_view { VIEW_LAT, VIEW_BIO, VIEW_BH, NR_VIEWS };
+enum tui_view { VIEW_LAT, VIEW_BIO, VIEW_BH, VIEW_READ, NR_VIEWS };
 
 /* what a key asks of the loop in top.c */
 enum tui_req {

@@ -110,6 +110,17 @@ static const char *const short_names[NR_PROBES] = {
 	[PROBE_WB_CTX] = "wb_ctx",
 	[PROBE_BH_ALLOC] = "bh_alloc",
 	[PROBE_BIO] = "bio",
+	[PROBE_READ_BH_FOLIO] = "r_bh",
+	[PROBE_READ_BH_RA] = "ra_bh",
+	[PROBE_READ_EXT4_FOLIO] = "r_ext4",
+	[PROBE_READ_EXT4_RA] = "ra_ext4",
+	[PROBE_READ_IOMAP_FOLIO] = "r_iomap",
+	[PROBE_READ_IOMAP_RA] = "ra_iomap",
+	[PROBE_READ_BLKDEV] = "r_blkdev",
+	[PROBE_MKWRITE_BH] = "mk_bh",
+	[PROBE_MKWRITE_EXT4] = "mk_ext4",
+	[PROBE_MKWRITE_IOMAP] = "mk_iomap",
+	[PROBE_DIO_FALLBACK] = "dwf",
 };
 
 /* A tracepoint standing in for a kernel function sees its events but
@@ -604,6 +615,7 @@ static void draw_footer(const struct tui *t, const struct tui_layout *l)
 	static const char *const keys[][2] = {
 		{ "q", "quit" }, { "p", "pause" }, { "r", "reset" },
 		{ "+/-", "interval" }, { "d", "device" }, { "tab", "view" },
+		{ "i", "reads" },
 		{ "h", "help" },
 	};
 	int y = l->h - 1, x = 1, a = tui_attr(t, CP_TITLE);
@@ -625,7 +637,8 @@ static const char *const help_lines[] = {
 	"r          reset totals and distributions",
 	"+ / -      longer / shorter interval (0.1 s .. 60 s)",
 	"d          next device: filters bio figures and table",
-	"tab        lower panel: latency, bio sizes, buffer_heads",
+	"tab        lower panel: latency, bio sizes, buffer_heads, reads",
+	"i          the read view, and back",
 	"h          this help",
 	"",
 	"highlighted: the better value of a pair",

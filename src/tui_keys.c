@@ -102,6 +102,11 @@ enum tui_req tui_key(struct tui *t, int ch)
 		return filter_key(t, -1);
 	case '\t':
 		return view_key(t, 1);
+	case 'i':
+	case 'I':
+		/* the read view and back: reads are the other half */
+		t->view = t->view == VIEW_READ ? VIEW_LAT : VIEW_READ;
+		return REQ_REDRAW;
 	case KEY_BTAB:
 		return view_key(t, -1);
 	case 'h':

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The lower half of the live screen: one of three views (write latency,
- * bio sizes, buffer_heads) over everything since the last reset, then
+ * The lower half of the live screen: one of four views (write latency,
+ * bio sizes, buffer_heads, reads) over everything since the last reset, then
  * the per-device table over the last interval. Distributions want many
  * events to mean anything, so they accumulate; rates stay live.
  */
@@ -368,10 +368,71 @@ static void view_bh(const struct tui *t, const struct tui_layout *l, int y,
 				     0));
 }
 
+/* one figure of each path, or why it is unknown ("n/a", "failed") */
+static void read_row(const struct tui *t, const struct tui_layout *l, int y,
+		     const char *label, const double v[NR_PATHS], char kind,
+		     const char *why)
+{
+	tui_put(y, 1, l->label_w - 2, label);
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		char s[32];
+		int n;
+
+		if (why)
+			snprintf(s, sizeof(s), "%s", why);
+		else if (kind == 'b')
+			fmt_bytes(s, sizeof(s), v[p]);
+		else if (kind == 't')
+			fmt_ns(s, sizeof(s), v[p]);
+		else
+			tui_fmt_num(s, sizeof(s), v[p]);
+		n = (int)strlen(s);
+		tui_put(y, l->x[p] + l->val_w - n, n, s);
+	}
+}
+
+/* Reads, page_mkwrite faults and O_DIRECT fallbacks: rates over the
+ * last interval, distributions and totals since the reset. */
+static void view_read(const struct tui *t, const struct tui_layout *l, int y,
+		      int rows)
+{
+	const struct path_summary *w = t->win.path, *c = t->cum.path;
+	const struct run_info *in = t->info;
+	double secs = t->win.secs > 0 ? t->win.secs : 1, v[NR_PATHS];
+	int end = y + rows;
+
+#define READ_ROW(label, expr, kind, fig)                            \
+	do {                                                        \
+		if (y >= end)                                       \
+			return;                                     \
+		for (unsigned int p = 0; p < NR_PATHS; p++)         \
+			v[p] = (expr);                              \
+		read_row(t, l, y++, label, v, kind,                 \
+			 figure_why(in, PATH_BH, fig));             \
+	} while (0)
+
+	READ_ROW("read MiB/s", w[p].read_bio_mbps, 'n', FIG_READ_BIOS);
+	READ_ROW("read bios/s", w[p].c.read_bio_count / secs, 'n',
+		 FIG_READ_BIOS);
+	READ_ROW("read calls/s", w[p].c.read_calls / secs, 'n', FIG_READ);
+	READ_ROW("pages read/s", w[p].c.read_pages / secs, 'n',
+		 FIG_READ_PAGES);
+	READ_ROW("read bio p50", (double)c[p].read_bio_size.p50, 'b',
+		 FIG_READ_BIOS);
+	READ_ROW("read lat p99", (double)c[p].read_lat.p99, 't', FIG_READ);
+	READ_ROW("read bh, total", (double)c[p].c.read_bh_alloc, 'n',
+		 FIG_READ_BH);
+	READ_ROW("mkwrite/s", w[p].c.mkwrite_calls / secs, 'n',
+		 FIG_MKWRITE);
+	READ_ROW("dio fallbacks", (double)c[p].c.dwf_calls, 'n', FIG_DWF);
+#undef READ_ROW
+}
+
 static const char *const view_names[NR_VIEWS] = {
 	[VIEW_LAT] = "write latency",
 	[VIEW_BIO] = "bio size",
 	[VIEW_BH] = "buffer_heads",
+	[VIEW_READ] = "reads",
 };
 
 /* the rule that heads the panel doubles as its tab bar */
@@ -411,6 +472,9 @@ void tui_draw_panel(const struct tui *t, const struct tui_layout *l, int y,
 		break;
 	case VIEW_BIO:
 		view_bio(t, l, y + 1, rows - 1);
+		break;
+	case VIEW_READ:
+		view_read(t, l, y + 1, rows - 1);
 		break;
 	default:
 		view_bh(t, l, y + 1, rows - 1);

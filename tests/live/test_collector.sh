@@ -81,6 +81,15 @@ schema_keys='
 	.devices[0].mb_per_s, .devices[0].paths.bh.bio_count,
 	.devices[0].paths.iomap.bio_bytes, .devices[0].paths.none.bio_count,
 	.devices[0].size_bytes.p50, .devices[0].size_bytes.p99,
+	.devices[0].read_bio_count, .devices[0].read_bio_bytes,
+	.devices[0].read_mb_per_s, .devices[0].read_size_bytes,
+	.devices[0].paths.bh.read_bio_count, .devices[0].paths.iomap.read_bio_bytes,
+	(.paths.bh, .paths.iomap | .read.calls, .read.pages, .read.lat_ns,
+	 .read_bio.count, .read_bio.bytes, .read_bio.mb_per_s,
+	 .read_bio.size_bytes.p50, .read_bh_alloc, .mkwrite.calls,
+	 .mkwrite.lat_ns, .dio_fallback.calls, .dio_fallback.bytes),
+	.read_bio_total.count, .read_bio_total.bytes, .attach.read_bh_folio,
+	.attach.read_iomap_ra, .attach.mkwrite_bh, .attach.dio_fallback,
 	.command.argv, .command.exit_status'
 absent=$(jq -r ". as \$doc | [path($schema_keys)] |
 	map(select(. as \$p | \$doc | getpath(\$p[:-1]) |
@@ -158,5 +167,36 @@ check "two writers: bh saw the raw device's 8 MiB" \
 	[ "$(j .paths.bh.write.bytes)" = 8388608 ]
 check "two writers: iomap saw XFS's 8 MiB" \
 	[ "$(j .paths.iomap.write.bytes)" = 8388608 ]
+
+# --- reads: a cold raw read, on the device's path, against diskstats
+diskstats_read_bytes() {
+	awk -v d="$(basename "$1")" '$3 == d { printf "%.0f\n", $6 * 512 }' \
+		/proc/diskstats
+}
+sync
+blockdev --flushbufs "$RAW"
+echo 3 > /proc/sys/vm/drop_caches
+r0=$(diskstats_read_bytes "$RAW")
+"$BHPROF" stat --json -d "$(basename "$RAW")" -- \
+	dd if="$RAW" of=/dev/null bs=1M count=$MIB status=none \
+	>"$WORK/out.json" 2>"$WORK/err.txt"
+sleep 0.5	# async readahead the reader did not wait for
+DS=$(($(diskstats_read_bytes "$RAW") - r0))
+rp=$(j 'if .kernel.buffer_head == false then "iomap" else "bh" end')
+rb=$(j ".devices[] | select(.name == \"$(basename "$RAW")\") | .read_bio_bytes")
+echo "     raw read: path $rp, $(j ".paths.$rp.read_bio.count") read bios of" \
+     "$rb B, $(j ".paths.$rp.read.pages") pages, diskstats $DS B read"
+check "raw read: device read bytes agree with /proc/diskstats within 1%" \
+	close_to "${rb:-0}" "$DS" 1
+check "raw read: $rp read bios carry every byte read" \
+	[ "$(j ".paths.$rp.read_bio.bytes")" -ge "$BYTES" ]
+check "raw read: read pages cover the data" \
+	[ "$(j ".paths.$rp.read.pages")" -ge $((BYTES / 4096)) ]
+check "raw read: no write bios, no read on the other path" \
+	[ "$(j '.bio_total.count')" = 0 ] &&
+	[ "$(j ".paths | del(.$rp) | .[].read_bio.count")" = 0 ]
+check "raw read: unseen read calls and page_mkwrite are null, not 0" \
+	[ "$(j '(.attach.read_bh_ra != "tracepoint" or .paths.bh.read.calls == null) and
+		(.attach.mkwrite_bh != "none" or .paths.bh.mkwrite.calls == null)')" = true ]
 
 finish

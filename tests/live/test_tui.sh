@@ -241,7 +241,15 @@ check "tab: bio size view" \
 T send-keys -t main Tab
 check "tab: buffer_head view" wait_for main 3 '^ per MiB written '
 T send-keys -t main Tab
+check "tab: read view" wait_for main 3 '^ read MiB/s '
+T send-keys -t main Tab
 check "tab: back to the latency view" \
+	wait_for main 3 '^ +[0-9]+( (ns|us|ms|s))?-[0-9]+ (ns|us|ms|s)  '
+
+T send-keys -t main i
+check "i: the read view" wait_for main 3 '^ read bios/s '
+T send-keys -t main i
+check "i: and back to the latency view" \
 	wait_for main 3 '^ +[0-9]+( (ns|us|ms|s))?-[0-9]+ (ns|us|ms|s)  '
 
 T send-keys -t main h

@@ -47,6 +47,7 @@ static void fill_info(struct run_info *in)
 	in->filter_devs[1] = KDEV_MKDEV(259u, 1u);
 	in->filter_pid = 4242;
 	strcpy(in->cmdline, "bhprof record -o x.bhp -- dd if=/dev/zero");
+	in->features = RUN_F_READS;
 	for (i = 0; i < NR_PROBES; i++) {
 		in->probes[i].mode = i % 4;
 		in->probes[i].absent = i == 3;
@@ -93,11 +94,15 @@ static void gen_series(unsigned int n, bool devs)
 		}
 		s->paths[i % 2].write_calls += rnd() % 100000;
 		s->paths[0].bh_alloc += rnd() % 1000;
+		s->paths[i % 2].read_bio_bytes += rnd() % 100000;
+		s->paths[1].dwf_bytes += rnd() % 4096;
+		s->glob.read_bio_count += rnd() % 50;
 		s->glob.bio_bytes += rnd();	/* wraps: deltas stay exact */
 		if (!devs)
 			continue;
 		t_row(s, KDEV_MKDEV(7u, i % 3), i % 2)->s.bios += rnd() % 9;
 		t_row(s, KDEV_MKDEV(8u, 0u), PATH_NONE)->s.size_log2[12]++;
+		t_row(s, KDEV_MKDEV(8u, 0u), PATH_NONE)->s.read_size_log2[20]++;
 		if (i == n / 2 && s->nr_devs > 1) {	/* a row goes away */
 			s->devs[0] = s->devs[s->nr_devs - 1];
 			s->nr_devs--;
@@ -594,4 +599,88 @@ TEST(recfile_hostile_frames)
 		recfile_close(r);
 	}
 	free(b.p);
+}
+
+/*
+ * A file written before reads were measured (tests/fuzz/corpus/valid, by
+ * the old format) still reads: its figures as they were, the read ones
+ * zero in the snapshot but unknown to every consumer, never a real 0.
+ */
+TEST(recfile_old_format_without_reads)
+{
+	const struct run_info *in;
+	struct rec_frame f;
+	struct recfile *r = NULL;
+	uint64_t writes = 0, reads = 0, hist = 0, n = 0;
+	char err[256];
+
+	static uint8_t buf[1 << 16];
+	ssize_t len;
+	int fd = open("tests/fuzz/corpus/valid", O_RDONLY);
+
+	CHECK(fd >= 0);
+	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	CHECK(len > 1);
+	/* the fuzz target's first byte picks how it reads: the file follows */
+	CHECK(len > 1 && recfile_open_mem(buf + 1, len - 1, &r, err,
+					  sizeof(err)) == 0);
+	if (!r)
+		return;
+	in = recfile_info(r);
+	CHECK_EQ_U64(in->features, 0);
+	CHECK(!figure_known(in, PATH_BH, FIG_READ_BIOS));
+	CHECK(!strcmp(figure_why(in, PATH_IOMAP, FIG_READ), "unrecorded"));
+	CHECK(!strcmp(figure_why(in, PATH_BH, FIG_DWF), "unrecorded"));
+	CHECK(figure_known(in, PATH_BH, FIG_WRITE));
+	CHECK(figure_known(in, PATH_BH, FIG_BIOS));
+	while (recfile_next(r, &f) > 0) {
+		const struct snapshot *s = f.cum;
+
+		n++;
+		writes = s->paths[0].write_calls + s->paths[1].write_calls;
+		hist = s->hists[HIST_ID(PATH_IOMAP, HIST_BIO_SIZE)].b[300];
+		reads = s->paths[0].read_bio_count + s->glob.read_bio_count +
+			s->hists[HIST_ID(PATH_BH, HIST_READ_LAT)].b[40];
+		for (uint32_t i = 0; i < s->nr_devs; i++)
+			reads += s->devs[i].s.read_bios;
+	}
+	/* mkcorpus: 8 snapshots, write calls 10 * i, 2 per snapshot at
+	 * bucket 300 of iomap's bio sizes */
+	CHECK_EQ_U64(n, 8);
+	CHECK_EQ_U64(writes, 280);
+	CHECK_EQ_U64(hist, 16);
+	CHECK_EQ_U64(reads, 0);
+	recfile_close(r);
+}
+
+/* What a consumer prints for a figure it cannot know, and why. */
+TEST(figure_why_says_absent_na_failed)
+{
+	static struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	in.features = RUN_F_READS;
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_FENTRY;
+	CHECK(!figure_why(&in, PATH_BH, FIG_DWF));
+	/* before the helper existed (upstream 6.6): absent, never 0 */
+	in.probes[PROBE_DIO_FALLBACK].absent = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_DWF), "absent"));
+	/* tracepoints see no read call, no page_mkwrite; pages they do */
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_TRACEPOINT;
+	in.probes[PROBE_MKWRITE_BH].mode = MODE_NONE;
+	in.probes[PROBE_MKWRITE_EXT4].mode = MODE_NONE;
+	in.probes[PROBE_MKWRITE_IOMAP].mode = MODE_NONE;
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_READ), "n/a"));
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_MKWRITE), "n/a"));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_READ_PAGES));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_READ_BIOS));
+	/* a lost read group costs the read bios per path, not per device */
+	in.probes[PROBE_READ_BH_RA].failed = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_READ_BIOS), "failed"));
+	CHECK(figure_known(&in, PATH_BH, FIG_READ_DEV));
+	CHECK(figure_known(&in, PATH_BH, FIG_WRITE));
 }

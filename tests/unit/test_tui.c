@@ -46,6 +46,9 @@ TEST(tui_keys_change_state)
 	CHECK(tui_key(t, '+') == REQ_INTERVAL && t->interval == 2);
 	CHECK(tui_key(t, '-') == REQ_INTERVAL && t->interval == 1);
 	CHECK(tui_key(t, '\t') == REQ_REDRAW && t->view == 1);
+	CHECK(tui_key(t, 'i') == REQ_REDRAW && t->view == VIEW_READ);
+	CHECK(tui_key(t, 'i') == REQ_REDRAW && t->view == VIEW_LAT);
+	t->view = VIEW_BIO;
 	CHECK(tui_key(t, 'h') == REQ_REDRAW && t->help);
 	/* any key closes the help overlay, and does nothing else */
 	CHECK(tui_key(t, 'q') == REQ_REDRAW && !t->help);

@@ -47,7 +47,7 @@ done
 cp "$bhprof" "$root/bin/bhprof"
 cp "$writer" "$root/bin/vmwriter"
 cp "$VM_DIR/guest-init.sh" "$root/init"
-cp "$VM_DIR"/scenarios/*.sh "$root/scenarios/"
+cp "$VM_DIR"/scenarios/*.sh "$VM_DIR"/scenarios/*.prep "$root/scenarios/"
 chmod 755 "$root/init" "$root"/scenarios/*.sh "$root/bin/bhprof" "$root/bin/vmwriter"
 
 # A dynamically linked tool and the libraries ldd says it needs.
@@ -71,7 +71,7 @@ has_fs() {	# has_fs y|m|"" module-name
 	esac
 }
 
-scen=${VM_SCENARIOS:-raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers}
+scen=${VM_SCENARIOS:-raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback}
 have_xfs=0 have_ext4=0
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
@@ -87,7 +87,7 @@ plan=""
 for s in $scen; do
 	case $s in
 	ext4-*) [ $have_ext4 = 1 ] || continue ;;
-	xfs-*) [ $have_xfs = 1 ] || continue ;;
+	xfs-*|file-read|mmap-write) [ $have_xfs = 1 ] || continue ;;
 	esac
 	plan="$plan $s"
 done
@@ -107,7 +107,7 @@ VM_HAVE_EXT4=$have_ext4
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'
 VM_STAT_TIMEOUT=${VM_STAT_TIMEOUT:-90}
-VM_DEADLINE=${VM_DEADLINE:-390}
+VM_DEADLINE=${VM_DEADLINE:-570}
 VM_VERBOSE=${VM_VERBOSE:-0}
 VM_JOB='${VM_JOB:-matrix}'
 VM_GATE_RUNS=${VM_GATE_RUNS:-6}

@@ -164,7 +164,7 @@ fresh_xfs() {
 	[ "$VM_HAVE_XFS" = 1 ] && [ -n "$XFS_DEV" ] || return 0
 	umount /mnt/xfs 2>/dev/null
 	if mkfs.xfs -f -q "$XFS_DEV" >>$R/mkfs.log 2>&1 &&
-	   mount -t xfs "$XFS_DEV" /mnt/xfs 2>>$R/mkfs.log; then
+	   mount -t xfs -o noatime "$XFS_DEV" /mnt/xfs 2>>$R/mkfs.log; then
 		XFS_MNT=/mnt/xfs
 	else
 		log "FAILED: mkfs/mount xfs on $XFS_DEV"
@@ -177,10 +177,10 @@ fresh_ext4() {
 	umount /mnt/ext4 2>/dev/null
 	# 4 KiB blocks as on any real disk (mke2fs picks 1 KiB below 512 MB);
 	# no lazy init, no bitmap prefetch: no kernel thread may touch the
-	# disk behind the scenarios
+	# disk behind the scenarios (noatime: nor may a read)
 	if mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
 		"$EXT4_DEV" >>$R/mkfs.log 2>&1 &&
-	   mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
+	   mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps,noatime "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
 		EXT4_MNT=/mnt/ext4
 	else
 		log "FAILED: mkfs/mount ext4 on $EXT4_DEV"
@@ -208,6 +208,18 @@ else
 	log "no alloc_buffer_head in kallsyms: buffer heads compiled out"
 fi
 
+# The kernel's own count of read, page_mkwrite and fallback calls: a
+# kprobe event on each such function it has, enabled by the scenarios
+# around their load only (scenarios/common.sh); made once, since adding
+# a probe event would empty the trace buffer of a running scenario
+for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
+	 iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite \
+	 iomap_page_mkwrite direct_write_fallback; do
+	grep -q " [tT] $f\$" /proc/kallsyms || continue
+	echo "p:bhpref/$f $f" >> /sys/kernel/tracing/kprobe_events 2>>$R/init.err ||
+		log "no kprobe event for $f"
+done
+
 # probe: what attaches here, once in auto mode
 bhprof probe --json > $R/probe.json 2> $R/probe.err
 echo $? > $R/probe.rc
@@ -219,6 +231,20 @@ echo $? > $R/priv.rc
 grep -E '^bhprof: (probes attached|kept root)' $R/priv.err > $R/priv.txt
 log "priv: $(cat $R/priv.txt)"
 save
+
+# the filesystems a scenario uses, fresh, and what it reads made
+# beforehand (scenario.prep), outside bhprof's run
+fresh_for() {
+	case $1 in
+	ext4-*) fresh_ext4 ;;
+	xfs-*|two-writers) fresh_xfs ;;
+	file-read|mmap-write) fresh_ext4; fresh_xfs ;;
+	esac
+	if [ -f /scenarios/$1.prep ]; then
+		sh /scenarios/$1.prep >> $R/prep.log 2>&1 ||
+			log "$1: prep FAILED"
+	fi
+}
 
 for mode in $VM_MODES; do
 	for s in $VM_SCENARIOS; do
@@ -232,10 +258,7 @@ for mode in $VM_MODES; do
 			continue
 		fi
 		mkdir -p $d
-		case $s in
-		ext4-*) fresh_ext4 ;;
-		xfs-*|two-writers) fresh_xfs ;;
-		esac
+		fresh_for $s
 		quiesce
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		V=""
@@ -250,10 +273,7 @@ for mode in $VM_MODES; do
 		log "$mode $s rc=$rc ($t0 -> $t1 s)"
 		if [ $rc -ne 0 ] && [ -z "$V" ]; then
 			# once more with the libbpf log, for the report
-			case $s in
-			ext4-*) fresh_ext4 ;;
-			xfs-*|two-writers) fresh_xfs ;;
-			esac
+			fresh_for $s
 			quiesce
 			mkdir -p $d/verbose
 			MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \

@@ -17,7 +17,7 @@
 #   BHPROF_BIN           the static bhprof (default .output/bhprof-static,
 #                        built with `make static` when missing)
 #   VM_JOBS              kernels booted at once (default 2)
-#   VM_TIMEOUT           seconds before a guest is killed (default 420)
+#   VM_TIMEOUT           seconds before a guest is killed (default 600)
 #   VM_MODES, VM_SCENARIOS  restrict the matrix (default: all that apply)
 #   VM_SMP, VM_MEM       guest CPUs (2) and memory in MiB (1024)
 set -uo pipefail
@@ -131,8 +131,9 @@ allchecks() {
 {
 	echo "bhprof VM matrix  $(date -u '+%Y-%m-%d %H:%M:%S UTC')  bhprof: $bin"
 	echo
-	printf '%-17s %-10s %-12s %-4s %-8s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s\n' \
-		kernel mode scenario res path writes wb pages bios bioMiB maxbio bh diskMiB diff% kbios kbh
+	printf '%-17s %-10s %-14s %-4s %-10s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s %6s %5s %6s %8s %6s %5s %4s\n' \
+		kernel mode scenario res path writes wb pages bios bioMiB maxbio bh diskMiB diff% kbios kbh \
+		rcalls rbios rMiB rmaxbio krbios mkw dwf
 	for name in "${names[@]}"; do
 		rows=$BUILD_DIR/$name/rows.tsv
 		st=$(cat "$BUILD_DIR/$name/status" 2>/dev/null || echo MISSING)
@@ -140,8 +141,9 @@ allchecks() {
 			printf '%-18s %-10s %-12s %-4s %s\n' "$name" - - FAIL "$st"
 		fi
 		[ -f "$rows" ] || continue
-		awk -F'\t' '{ printf "%-17s %-10s %-12s %-4s %-8s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s\n",
-			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' "$rows"
+		awk -F'\t' '{ printf "%-17s %-10s %-14s %-4s %-10s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s %6s %5s %6s %8s %6s %5s %4s\n",
+			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+			$17, $18, $19, $20, $21, $22, $23 }' "$rows"
 	done
 	echo
 	echo "path = the path(s) the scenario writes through; writes = write and O_DIRECT"
@@ -152,6 +154,11 @@ allchecks() {
 	echo "device bytes vs diskstats; kbios, kbh = the guest kernel's own count"
 	echo "(tracefs block_bio_queue on those devices, kmem_cache_alloc from"
 	echo "alloc_buffer_head), which bhprof's device bios and bh must equal."
+	echo "Reads: rcalls = read_folio and readahead calls (n/a in tracepoint"
+	echo "mode), rbios, rMiB, rmaxbio = read bios on the read devices, krbios ="
+	echo "the kernel's own (tracefs block_bio_queue R); mkw = page_mkwrite"
+	echo "faults, dwf = O_DIRECT writes that fell back to buffered (n/a:"
+	echo "tracepoint mode or, for dwf, absent before 6.6)."
 	echo
 	echo "modes agree (pages, bios, bh allocations, calls equal in every forced"
 	echo "mode; * = equal relative to the kernel's own count, see notes):"

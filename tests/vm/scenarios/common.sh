@@ -14,6 +14,48 @@ T=/sys/kernel/tracing
 # guest-init.sh leaves the filter in /tmp/bh-filter
 KMEM=$T/events/kmem/kmem_cache_alloc
 
+# The kernel's own count of the read, page_mkwrite and fallback calls:
+# guest-init.sh made a kprobe event (group bhpref) on each such function
+# the kernel has; their hits in kprobe_profile, before and after, go to
+# kprobe-profile.txt as "function hits" lines
+KP=$T/events/bhpref
+
+# Each enable and disable costs the kernel a code patch, slow under TCG:
+# only scenarios that set KREF=1 (reads, mappings, fallbacks) pay it.
+ref_probes_on() {
+	[ "${KREF:-0}" = 1 ] && [ -d $KP ] || return 0
+	awk '{ print $1, $2 }' $T/kprobe_profile > /tmp/kp.before
+	echo 1 > $KP/enable || true
+}
+
+ref_probes_off() {
+	[ "${KREF:-0}" = 1 ] && [ -d $KP ] || return 0
+	echo 0 > $KP/enable || true
+	awk 'NR == FNR { b[$1] = $2; next } { print $1, $2 - b[$1] }' \
+		/tmp/kp.before $T/kprobe_profile > "$out/kprobe-profile.txt"
+}
+
+# Reads are cold: nothing of the devices may be cached.
+cold() {
+	sync
+	for d in "$@"; do
+		blockdev --flushbufs "$d" 2>/dev/null
+	done
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# Async readahead may still be in flight when the reader returns: wait
+# until the devices' read sectors stop moving before diskstats is read.
+settle() {
+	prev=""
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		cur=$(cat /proc/diskstats | awk '{ s += $6 } END { print s }')
+		[ "$cur" = "$prev" ] && return 0
+		prev=$cur
+		sleep 0.2
+	done
+}
+
 begin() {
 	if [ -d $T/events/block/block_bio_queue ]; then
 		echo 0 > $T/tracing_on
@@ -23,17 +65,20 @@ begin() {
 			cat /tmp/bh-filter > $KMEM/filter
 			echo 1 > $KMEM/enable
 		fi
+		ref_probes_on
 		echo 1 > $T/tracing_on
 	fi
 	cat /proc/diskstats > "$out/ds.before"
 }
 
 end() {
+	settle
 	cat /proc/diskstats > "$out/ds.after"
 	if [ -d $T/events/block/block_bio_queue ]; then
 		echo 0 > $T/tracing_on
 		echo 0 > $T/events/block/block_bio_queue/enable
 		[ -d $KMEM ] && echo 0 > $KMEM/enable
+		ref_probes_off
 		cat $T/trace > "$out/bio-trace.txt"
 		cat $T/per_cpu/cpu*/stats > "$out/trace-stats.txt"
 		if [ -s /tmp/bh-filter ]; then
