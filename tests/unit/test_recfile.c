@@ -602,7 +602,7 @@ TEST(recfile_hostile_frames)
 }
 
 /*
- * A file written before reads were measured (tests/fuzz/corpus/valid, by
+ * A file written before reads were measured (tests/fuzz/corpus/recfile/valid, by
  * the old format) still reads: its figures as they were, the read ones
  * zero in the snapshot but unknown to every consumer, never a real 0.
  */
@@ -616,7 +616,7 @@ TEST(recfile_old_format_without_reads)
 
 	static uint8_t buf[1 << 16];
 	ssize_t len;
-	int fd = open("tests/fuzz/corpus/valid", O_RDONLY);
+	int fd = open("tests/fuzz/corpus/recfile/valid", O_RDONLY);
 
 	CHECK(fd >= 0);
 	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
