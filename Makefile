@@ -148,13 +148,14 @@ $(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_src,$$*) src/*.h include/*.h 
 fuzz: $(FUZZ_BINS)
 	tests/fuzz/run.sh $(FUZZ_RUNS)
 
-# figures, not pass/fail: file bytes per hour, report and diff of 24 h
+# figures, not pass/fail: file bytes per hour, report and diff of 24 h;
+# bhprof's cost next to bpftrace and libbpf-tools (bench/compare.sh)
 $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
 
 bench: $(OUTPUT)/bench_recfile bhprof
 	$(OUTPUT)/bench_recfile 24
-	bench/overhead.sh
+	bench/compare.sh
 
 # Test-only builds of bhprof whose BPF object has one probe group (or
 # all) refuse to load, as a renamed kernel field would (compat.bpf.h's

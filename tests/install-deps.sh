@@ -10,6 +10,8 @@ BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 PACKAGE="dpkg-dev debhelper lintian bash-completion"
 RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio libxml2-utils python3 sudo time
 	   libclang-rt-14-dev chromium prometheus curl iproute2"
+# bench/compare.sh measures bhprof against these
+BENCH="bpftrace libbpf-tools bpftool"
 here=$(cd "$(dirname "$0")" && pwd)
 VM=""
 [ -f "$here/vm/deps.txt" ] && VM=$(grep -v '^#' "$here/vm/deps.txt" | tr '\n' ' ')
@@ -22,7 +24,7 @@ export DEBIAN_FRONTEND=noninteractive
 had_prometheus=$(dpkg-query -W -f='${Status}' prometheus 2>/dev/null || true)
 apt-get update -q
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $BUILD $PACKAGE $RUN_TESTS $VM
+apt-get install -y -q --no-install-recommends $BUILD $PACKAGE $RUN_TESTS $BENCH $VM
 # and whatever else debian/control's Build-Depends names
 apt-get build-dep -y -q --no-install-recommends "$here/.."
 # tests/live/test_serve.sh starts its own Prometheus on loopback; the

@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# What bhprof costs a write workload, next to the tools one would use
+# instead. fio writes SIZE in 4 KiB and in 1 MiB psync writes, then
+# fsyncs, to a loop device backed by tmpfs (a device that costs nothing,
+# so the tracers' share shows), ROUNDS times, each round running every
+# tracer once in a rotating order:
+#
+#   bare       no tracer
+#   bhprof     bhprof stat --attach tracepoint -d LOOP
+#   bpftrace   bench/bhprof.bt, the same tracepoints in bpftrace
+#   libbpf     biolatency + bitesize of libbpf-tools (bios only)
+#   (BHPROF_BASE=path adds "base", another bhprof binary, e.g. main's)
+#
+# The tracers' probes run in the writer's context, so fio's CPU time
+# (user + system, /usr/bin/time) carries their cost. Per round each
+# figure is divided by the bare run's of the same round; the median of
+# those ratios is printed with their spread (min..max). Then start-up
+# (exec to collecting: the command under bhprof stat / bpftrace -c
+# starts once the probes are attached and the baseline is read), exit
+# (SIGINT to gone) and peak RSS of bhprof and of bpftrace, and the cost
+# of each bhprof program from the kernel's own statistics.
+#
+# Figures, not pass/fail. Needs root. Results go to OUT as well.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+BHPROF=${BHPROF:-$here/../bhprof}
+BHPROF_BASE=${BHPROF_BASE:-}
+ROUNDS=${ROUNDS:-7}
+SIZE=${SIZE:-400M}
+BS_LIST=${BS_LIST:-4k 1m}
+OUT=${OUT:-$here/../.output/bench-overhead.txt}
+TRACERS="bare bhprof bpftrace libbpf"
+[ -n "$BHPROF_BASE" ] && TRACERS="$TRACERS base"
+
+die() { echo "compare: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root"
+for t in fio jq bpftrace biolatency bitesize bpftool /usr/bin/time; do
+	command -v "$t" >/dev/null || die "$t missing (tests/install-deps.sh)"
+done
+[ -x "$BHPROF" ] || die "$BHPROF not built"
+
+work=$(mktemp -d /tmp/bhprof-compare.XXXXXX)
+mount -t tmpfs -o size=1200M tmpfs "$work" || die "cannot mount tmpfs"
+truncate -s 512M "$work/disk"
+dev=$(losetup -f --show "$work/disk") || { umount "$work"; die "no loop device"; }
+name=$(basename "$dev")
+cleanup() {
+	jobs -p | xargs -r kill -INT 2>/dev/null
+	wait
+	losetup -d "$dev"
+	umount "$work"
+	rmdir "$work"
+}
+trap cleanup EXIT
+# tmpfs allocates on first write: fill the backing file once
+dd if=/dev/zero of="$dev" bs=1M count=512 conv=fsync status=none
+
+# alloc_buffer_head's text size, for bhprof.bt's call-site filter
+bh_size=$(awk '($2 == "t" || $2 == "T") && !lo && $3 == "alloc_buffer_head" {
+		lo = $1; next }
+	lo && ($2 == "t" || $2 == "T") { print strtonum("0x" $1) - strtonum("0x" lo); exit }' \
+	/proc/kallsyms 2>/dev/null)
+[ -n "$bh_size" ] && [ "$bh_size" -gt 0 ] 2>/dev/null || bh_size=256
+
+# fio under /usr/bin/time; argv without spaces, for bpftrace -c
+fio_cmd() { # fio_cmd BS TAG
+	echo "/usr/bin/time -f %U_%S -o $work/$2.time /usr/bin/fio --name=w" \
+		"--filename=$dev --rw=write --bs=$1 --size=$SIZE" \
+		"--ioengine=psync --end_fsync=1 --output-format=json" \
+		"--output=$work/$2.json"
+}
+
+# wait for a line in a file (a tool saying it attached), up to 20 s
+wait_for() { # wait_for FILE PATTERN
+	for _ in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+run_one() { # run_one TRACER BS TAG
+	local cmd p1 p2
+	# a hung tracer costs its round, not the benchmark
+	cmd="/usr/bin/timeout -s KILL 300 $(fio_cmd "$2" "$3")"
+	case $1 in
+	bare)
+		$cmd >/dev/null 2>&1 ;;
+	bhprof|base)
+		local bin=$BHPROF
+		[ "$1" = base ] && bin=$BHPROF_BASE
+		# shellcheck disable=SC2086
+		"$bin" stat --attach tracepoint -d "$name" -- $cmd \
+			>/dev/null 2>"$work/$3.err" ;;
+	bpftrace)
+		bpftrace -c "$cmd" "$here/bhprof.bt" "$bh_size" \
+			>/dev/null 2>"$work/$3.err" ;;
+	libbpf)
+		biolatency 3600 1 >"$work/$3.lat" 2>&1 &
+		p1=$!
+		bitesize 3600 1 >"$work/$3.size" 2>&1 &
+		p2=$!
+		wait_for "$work/$3.lat" Tracing && wait_for "$work/$3.size" Tracing
+		$cmd >/dev/null 2>&1
+		kill -INT $p1 $p2
+		wait $p1 $p2 ;;
+	esac
+}
+
+cpu_of() { tr _ ' ' <"$work/$1.time" | awk '{ printf "%.3f\n", $1 + $2 }'; }
+bw_of() { jq '.jobs[0].write.bw' "$work/$1.json"; }
+
+# ratio of each round's figure to that round's bare one: median, min, max
+summary() { # summary BS TRACER FIELD(cpu|bw)
+	for r in $(seq "$ROUNDS"); do
+		awk -v a="$(cat "$work/res.$1.$2.$r.$3")" \
+		    -v b="$(cat "$work/res.$1.bare.$r.$3")" \
+		    'BEGIN { if (b > 0) printf "%.4f\n", a / b }'
+	done | sort -n | awk '{ v[NR] = $1 } END {
+		printf "%.2f (%.2f..%.2f)", v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
+
+median_of() { # median_of BS TRACER FIELD
+	for r in $(seq "$ROUNDS"); do cat "$work/res.$1.$2.$r.$3"; done |
+		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+{
+	echo "bhprof bench/compare.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "machine: $(uname -r), $(nproc) CPUs," \
+		"$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)," \
+		"load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "bhprof: $("$BHPROF" --version 2>&1 | head -1)"
+	echo "workload: fio $SIZE of psync writes + fsync to $name on tmpfs," \
+		"$ROUNDS rounds, tracers interleaved in a rotating order"
+	echo
+} | tee "$OUT"
+
+set -- $TRACERS
+nt=$#
+for bs in $BS_LIST; do
+	for r in $(seq "$ROUNDS"); do
+		# rotate: round r starts at tracer (r mod n)
+		order=$(echo $TRACERS | tr ' ' '\n' |
+			awk -v s=$(( (r - 1) % nt )) -v n=$nt \
+			'{ t[NR - 1] = $0 } END { for (i = 0; i < n; i++) print t[(i + s) % n] }')
+		for t in $order; do
+			tag=$bs.$t.$r
+			run_one "$t" "$bs" "$tag"
+			if [ ! -s "$work/$tag.time" ] || ! bw_of "$tag" >/dev/null 2>&1; then
+				echo "compare: $t round $r ($bs) failed:" >&2
+				cat "$work/$tag.err" >&2 2>/dev/null
+				exit 1
+			fi
+			cpu_of "$tag" >"$work/res.$bs.$t.$r.cpu"
+			bw_of "$tag" >"$work/res.$bs.$t.$r.bw"
+		done
+		echo "  $bs round $r/$ROUNDS done" >&2
+	done
+	{
+		echo "fio $bs writes: median of per-round ratios to bare (min..max)"
+		printf "  %-10s %-24s %-24s %s\n" tracer "fio CPU time" "throughput" "median CPU s, MB/s"
+		for t in $TRACERS; do
+			printf "  %-10s %-24s %-24s %s s, %s MB/s\n" "$t" \
+				"$(summary "$bs" "$t" cpu)" "$(summary "$bs" "$t" bw)" \
+				"$(median_of "$bs" "$t" cpu)" \
+				"$(awk -v k="$(median_of "$bs" "$t" bw)" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')"
+		done
+		echo
+	} | tee -a "$OUT"
+done
+
+# ---- start-up, exit, RSS ----
+ns() { date +%s%N; }
+
+# exec to collecting: the command starts once the probes are attached
+startup_ms() { # startup_ms CMD... (CMD runs the stamp command)
+	local t0
+	t0=$(ns)
+	"$@" >/dev/null 2>&1
+	awk -v a="$t0" -v b="$(cat "$work/stamp")" 'BEGIN { printf "%.0f\n", (b - a) / 1e6 }'
+}
+
+# SIGINT to gone, once attached (its BPF links are open)
+exit_ms() { # exit_ms CMD...
+	local pid t0 t1
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 200); do
+		ls -l /proc/$pid/fd 2>/dev/null | grep -q 'bpf[-_]link' && break
+		sleep 0.05
+	done
+	sleep 0.5
+	t0=$(ns)
+	kill -INT $pid
+	wait $pid
+	t1=$(ns)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", (b - a) / 1e6 }'
+}
+
+rss_mb() { # rss_mb CMD...: peak RSS of a 1 s run, MB
+	/usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1
+	awk '{ printf "%.1f\n", $1 / 1024 }' "$work/rss"
+}
+
+med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+printf 'date +%%s%%N >%s/stamp\n' "$work" >"$work/stamp.sh"
+{
+	echo "start-up, exit, peak RSS (median of $ROUNDS)"
+	for t in bhprof bpftrace; do
+		for r in $(seq "$ROUNDS"); do
+			if [ $t = bhprof ]; then
+				startup_ms "$BHPROF" stat --attach tracepoint -- \
+					/bin/sh "$work/stamp.sh" >>"$work/su.$t"
+				exit_ms "$BHPROF" stat --attach tracepoint >>"$work/ex.$t"
+				rss_mb "$BHPROF" stat --attach tracepoint --duration 1 >>"$work/rss.$t"
+			else
+				startup_ms bpftrace -c "/bin/sh $work/stamp.sh" \
+					"$here/bhprof.bt" "$bh_size" >>"$work/su.$t"
+				exit_ms bpftrace "$here/bhprof.bt" "$bh_size" >>"$work/ex.$t"
+				rss_mb bpftrace -c "/bin/sleep 1" "$here/bhprof.bt" \
+					"$bh_size" >>"$work/rss.$t"
+			fi
+		done
+		printf "  %-10s start-up %s ms, exit %s ms, peak RSS %s MB\n" $t \
+			"$(med <"$work/su.$t")" "$(med <"$work/ex.$t")" \
+			"$(med <"$work/rss.$t")"
+	done
+	echo
+} 2>/dev/null | tee -a "$OUT"
+
+# ---- per-program cost, from the kernel's statistics ----
+# One more 4 KiB run with the statistics on for the whole of it (the
+# sysctl, so that bhprof's own sampling does not decide what is seen).
+prev=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+"$BHPROF" stat --attach tracepoint -d "$name" -- /bin/sh -c \
+	"$(fio_cmd 4k cost) >/dev/null 2>&1; bpftool prog show --json >$work/progs.json" \
+	>/dev/null 2>&1
+echo "$prev" >/proc/sys/kernel/bpf_stats_enabled
+writes=$(jq '.jobs[0].write.total_ios' "$work/cost.json" 2>/dev/null || echo 0)
+{
+	echo "bhprof's programs over one 4k run ($writes writes; kernel BPF statistics)"
+	printf "  %-22s %10s %10s %12s\n" program runs "ns/run" "ns/write"
+	jq -r --arg w "$writes" '.[] | select(.pids // [] | any(.comm == "bhprof"))
+		| select(.run_cnt // 0 > 0)
+		| "\(.name) \(.run_cnt) \(.run_time_ns)"' "$work/progs.json" |
+		sort -k3 -nr | awk -v w="$writes" '{
+			printf "  %-22s %10d %10.0f %12.1f\n", $1, $2, $3 / $2, w ? $3 / w : 0
+			runs += $2; ns += $3 }
+		END { if (runs) printf "  %-22s %10d %10.0f %12.1f\n", "all", runs, ns / runs, w ? ns / w : 0 }'
+	echo "load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee -a "$OUT"
