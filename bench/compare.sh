@@ -232,21 +232,56 @@ printf 'date +%%s%%N >%s/stamp\n' "$work" >"$work/stamp.sh"
 	echo
 } 2>/dev/null | tee -a "$OUT"
 
+# ---- what every other syscall on the machine pays ----
+# The syscall stand-ins run for every syscall (raw_syscalls:sys_enter,
+# sys_exit), as a classic syscall tracepoint makes every syscall take the
+# slow path: getppid() in a loop (perf bench), bare and under each.
+sys_ns() { perf bench syscall basic -l 1000000 2>/dev/null |
+	awk '/usecs\/op/ { printf "%.0f\n", $1 * 1000 }'; }
+if command -v perf >/dev/null; then
+	for r in $(seq "$ROUNDS"); do
+		sys_ns >>"$work/sys.bare"
+		"$BHPROF" stat --attach tracepoint -- /bin/sh -c \
+			"perf bench syscall basic -l 1000000 >$work/sys.out 2>&1"
+		awk '/usecs\/op/ { printf "%.0f\n", $1 * 1000 }' "$work/sys.out" \
+			>>"$work/sys.bhprof"
+		bpftrace -c "/usr/bin/perf bench syscall basic -l 1000000" \
+			"$here/bhprof.bt" "$bh_size" 2>/dev/null |
+			awk '/usecs\/op/ { printf "%.0f\n", $1 * 1000 }' >>"$work/sys.bpftrace"
+		if [ -n "$BHPROF_BASE" ]; then
+			"$BHPROF_BASE" stat --attach tracepoint -- /bin/sh -c \
+				"perf bench syscall basic -l 1000000 >$work/sys.out 2>&1"
+			awk '/usecs\/op/ { printf "%.0f\n", $1 * 1000 }' \
+				"$work/sys.out" >>"$work/sys.base"
+		fi
+	done >/dev/null 2>&1
+	{
+		echo "every other syscall: getppid() ns per call, median of $ROUNDS"
+		for t in bare bhprof bpftrace ${BHPROF_BASE:+base}; do
+			printf "  %-10s %s ns\n" $t "$(med <"$work/sys.$t")"
+		done
+		echo
+	} | tee -a "$OUT"
+fi
+
 # ---- per-program cost, from the kernel's statistics ----
 # One more 4 KiB run with the statistics on for the whole of it (the
 # sysctl, so that bhprof's own sampling does not decide what is seen).
 prev=$(cat /proc/sys/kernel/bpf_stats_enabled)
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
+# bhprof's programs: those its fds (the command's parent) hold
 "$BHPROF" stat --attach tracepoint -d "$name" -- /bin/sh -c \
-	"$(fio_cmd 4k cost) >/dev/null 2>&1; bpftool prog show --json >$work/progs.json" \
-	>/dev/null 2>&1
+	"$(fio_cmd 4k cost) >/dev/null 2>&1
+	 for id in \$(grep -h '^prog_id:' /proc/\$PPID/fdinfo/* | sort -u | cut -f2); do
+		bpftool prog show id \$id --json
+	 done >$work/progs.json" >/dev/null 2>&1
 echo "$prev" >/proc/sys/kernel/bpf_stats_enabled
 writes=$(jq '.jobs[0].write.total_ios' "$work/cost.json" 2>/dev/null || echo 0)
 {
-	echo "bhprof's programs over one 4k run ($writes writes; kernel BPF statistics)"
+	echo "bhprof's programs over one 4k run ($writes writes; kernel BPF statistics;"
+	echo "tp_sys_enter and tp_sys_exit run for every syscall on the machine)"
 	printf "  %-22s %10s %10s %12s\n" program runs "ns/run" "ns/write"
-	jq -r --arg w "$writes" '.[] | select(.pids // [] | any(.comm == "bhprof"))
-		| select(.run_cnt // 0 > 0)
+	jq -r 'select(.run_cnt // 0 > 0)
 		| "\(.name) \(.run_cnt) \(.run_time_ns)"' "$work/progs.json" |
 		sort -k3 -nr | awk -v w="$writes" '{
 			printf "  %-22s %10d %10.0f %12.1f\n", $1, $2, $3 / $2, w ? $3 / w : 0
