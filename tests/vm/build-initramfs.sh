@@ -105,7 +105,7 @@ VM_HAVE_EXT4=$have_ext4
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'
 VM_STAT_TIMEOUT=${VM_STAT_TIMEOUT:-90}
-VM_DEADLINE=${VM_DEADLINE:-570}
+VM_DEADLINE=${VM_DEADLINE:-870}
 VM_VERBOSE=${VM_VERBOSE:-0}
 CONF
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"

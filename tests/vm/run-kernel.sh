@@ -9,7 +9,7 @@
 # usage: run-kernel.sh KERNEL_IMAGE OUTDIR
 # Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, CRASHED,
 # NORESULTS, QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
-# environment: VM_TIMEOUT (default 600 s), VM_SMP (2), VM_MEM (1024 MiB),
+# environment: VM_TIMEOUT (default 900 s), VM_SMP (2), VM_MEM (1024 MiB),
 #   QEMU (qemu-system-x86_64); and those of build-initramfs.sh.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +18,7 @@ set -uo pipefail
 img=$1
 out=$2
 qemu=${QEMU:-qemu-system-x86_64}
-tmo=${VM_TIMEOUT:-600}
+tmo=${VM_TIMEOUT:-900}
 
 rm -rf "$out"
 mkdir -p "$out/results"
