@@ -9,7 +9,7 @@
 # usage: run-kernel.sh KERNEL_IMAGE OUTDIR
 # Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, CRASHED,
 # NORESULTS, QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
-# environment: VM_TIMEOUT (default 600 s), VM_SMP (2), VM_MEM (1024 MiB),
+# environment: VM_TIMEOUT (default 900 s), VM_SMP (2), VM_MEM (1024 MiB),
 #   QEMU (qemu-system-x86_64); and those of build-initramfs.sh, among them
 #   VM_JOB=gate-record (VM_GATE_RUNS, VM_GATE_WRITE), which leaves the
 #   recordings in OUTDIR/results/gate/run-N.bhp.
@@ -20,7 +20,7 @@ set -uo pipefail
 img=$1
 out=$2
 qemu=${QEMU:-qemu-system-x86_64}
-tmo=${VM_TIMEOUT:-600}
+tmo=${VM_TIMEOUT:-900}
 
 rm -rf "$out"
 mkdir -p "$out/results"

@@ -17,7 +17,7 @@
 #   BHPROF_BIN           the static bhprof (default .output/bhprof-static,
 #                        built with `make static` when missing)
 #   VM_JOBS              kernels booted at once (default 2)
-#   VM_TIMEOUT           seconds before a guest is killed (default 600)
+#   VM_TIMEOUT           seconds before a guest is killed (default 900)
 #   VM_MODES, VM_SCENARIOS  restrict the matrix (default: all that apply)
 #   VM_SMP, VM_MEM       guest CPUs (2) and memory in MiB (1024)
 set -uo pipefail
