@@ -56,17 +56,27 @@ static const char *ci_text(char *buf, size_t len, const struct judged *j)
 	return buf;
 }
 
+/* was release already named by an earlier recording of the side? */
+static bool seen_release(const struct side *s, size_t i)
+{
+	const char *rel = recfile_info(s->runs[i].rec)->release;
+
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(recfile_info(s->runs[k].rec)->release, rel))
+			return true;
+	return false;
+}
+
 static const char *kernels(char *buf, size_t len, const struct side *s)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < s->n && n < len; i++) {
-		const char *rel = recfile_info(s->runs[i].rec)->release;
-
-		if (strstr(buf, rel))
+		if (seen_release(s, i))
 			continue;
-		n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "", rel);
+		n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+			      recfile_info(s->runs[i].rec)->release);
 	}
 	return buf;
 }
@@ -112,7 +122,7 @@ void gate_text(FILE *f, const struct gate *g)
 /* ---- JSON ---- */
 
 static void values_json(struct json *js, const char *key, const double *v,
-			size_t n, double med, const struct judged *j)
+			size_t n, double med)
 {
 	json_obj_open(js, key);
 	json_double(js, "median", med);
@@ -146,8 +156,8 @@ static void judged_json(struct json *js, const struct gate *g,
 		json_obj_close(js);
 		return;
 	}
-	values_json(js, "baseline", j->a, g->base.n, j->med_a, j);
-	values_json(js, "candidate", j->b, g->cand.n, j->med_b, j);
+	values_json(js, "baseline", j->a, g->base.n, j->med_a);
+	values_json(js, "candidate", j->b, g->cand.n, j->med_b);
 	/* null where the baseline is zero: no relative change from nothing */
 	double_or_null(js, "change_pct", j->rel);
 	json_double(js, "change_abs", j->d.est);
