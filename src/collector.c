@@ -400,14 +400,12 @@ static int read_devs(struct collector *c, struct snapshot *s)
 	return 0;
 }
 
-/* Run time and runs of every loaded program, for the cost line. */
-static void read_self(struct collector *c, struct snapshot *s)
+/* What the kernel counts of bhprof's programs, summed over them all. */
+static void progs_info(struct collector *c, struct bpf_prog_info *sum)
 {
 	struct bpf_program *prog;
 
-	s->self_ns = s->self_runs = 0;
-	if (c->stats_fd < 0)
-		return;
+	memset(sum, 0, sizeof(*sum));
 	bpf_object__for_each_program(prog, c->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
@@ -415,25 +413,31 @@ static void read_self(struct collector *c, struct snapshot *s)
 
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;
-		s->self_ns += info.run_time_ns;
-		s->self_runs += info.run_cnt;
+		sum->run_time_ns += info.run_time_ns;
+		sum->run_cnt += info.run_cnt;
+		sum->recursion_misses += info.recursion_misses;
 	}
+}
+
+/* Run time and runs of every loaded program, for the cost line. */
+static void read_self(struct collector *c, struct snapshot *s)
+{
+	struct bpf_prog_info sum;
+
+	s->self_ns = s->self_runs = 0;
+	if (c->stats_fd < 0)
+		return;
+	progs_info(c, &sum);
+	s->self_ns = sum.run_time_ns;
+	s->self_runs = sum.run_cnt;
 }
 
 uint64_t collector_missed(struct collector *c)
 {
-	struct bpf_program *prog;
-	uint64_t n = 0;
+	struct bpf_prog_info sum;
 
-	bpf_object__for_each_program(prog, c->skel->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			n += info.recursion_misses;
-	}
-	return n;
+	progs_info(c, &sum);
+	return sum.recursion_misses;
 }
 
 int collector_read(struct collector *c, struct snapshot *s)
