@@ -490,5 +490,32 @@ for s in $VM_SCENARIOS; do
 	done <<< "$cross"
 done
 
+# ---- per-write cost of each mode (figures, not checks) -----------------
+# cost.tsv: kernel, mode, rounds, median CPU time ratio to the same
+# round's bare run, median extra CPU microseconds per write call
+cost=$out/cost.tsv
+: > "$cost"
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+if [ -d "$res/cost" ]; then
+	for mode in $VM_MODES; do
+		pairs=$(for f in "$res"/cost/"$mode".*.json; do
+			[ -f "$f" ] || continue
+			r=$(basename "$f" .json)
+			b=$res/cost/bare.${r##*.}.json
+			[ -f "$b" ] || continue
+			jq -rn --slurpfile m <(grep '^{"op"' "$f") \
+				--slurpfile b <(grep '^{"op"' "$b") \
+				'if ($m | length) == 1 and ($b | length) == 1 and $b[0].cpu_s > 0
+				 then "\($m[0].cpu_s / $b[0].cpu_s) \(($m[0].cpu_s - $b[0].cpu_s) * 1e6 / $m[0].calls)"
+				 else empty end' 2>/dev/null
+		done)
+		[ -n "$pairs" ] || continue
+		printf '%s\t%s\t%d\t%.2f\t%.1f\n' "$kname" "$mode" \
+			"$(wc -l <<<"$pairs")" \
+			"$(cut -d' ' -f1 <<<"$pairs" | median)" \
+			"$(cut -d' ' -f2 <<<"$pairs" | median)" >> "$cost"
+	done
+fi
+
 awk -F'\t' '$1 == "FAIL"' "$checks"
 ! grep -q '^FAIL' "$checks"

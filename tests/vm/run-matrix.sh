@@ -180,6 +180,26 @@ allchecks() {
 		printf 'probe %-14s %s\n' "$name" "$(jq -r '[.kernel.release, "bh=\(.kernel.buffer_head)"] + [.probes[] | "\(.name)=\(.mode)\(if .mode == "absent" or .mode == "none" then "" else "(\(.func))" end)"] | join(" ")' "$p")"
 	done
 	echo
+	costs=()
+	for name in "${names[@]}"; do
+		[ -s "$BUILD_DIR/$name/cost.tsv" ] && costs+=("$BUILD_DIR/$name/cost.tsv")
+	done
+	if [ ${#costs[@]} -gt 0 ]; then
+		echo "per-write cost of each mode: 8 MiB of 4 KiB writes + fsync to a raw"
+		echo "disk, bare and under bhprof stat --attach MODE, the writer's own CPU"
+		echo "time; median over rounds of the ratio to the same round's bare run,"
+		echo "and the extra CPU per write call. TCG emulates every instruction:"
+		echo "only the order of the modes means anything, and it is not asserted."
+		printf '  %-17s %-10s %6s %9s %14s\n' kernel mode rounds "cpu/bare" "extra us/write"
+		cat "${costs[@]}" | awk -F'\t' '{ printf "  %-17s %-10s %6s %9s %14s\n", $1, $2, $3, $4, $5 }'
+		cat "${costs[@]}" | awk -F'\t' '{ c[$1, $2] = $5; k[$1] = 1 }
+			END { for (n in k) if ((n SUBSEP "fentry") in c) {
+				f = c[n, "fentry"]; cheapest = "yes"
+				for (key in c) { split(key, p, SUBSEP)
+					if (p[1] == n && p[2] != "fentry" && c[key] < f) cheapest = "no (" p[2] ")" }
+				printf "  %-17s fentry cheapest: %s\n", n, cheapest } }'
+		echo
+	fi
 	allchecks | awk -F'\t' '$1 == "PASS" && $6 ~ /NOTE/ {
 		n++; printf "note %s %s %s: %s: %s\n", $2, $3, $4, $5, $6 }
 		END { if (n) print "" }'
