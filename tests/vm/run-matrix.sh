@@ -194,10 +194,10 @@ allchecks() {
 		cat "${costs[@]}" | awk -F'\t' '{ printf "  %-17s %-10s %6s %9s %14s\n", $1, $2, $3, $4, $5 }'
 		cat "${costs[@]}" | awk -F'\t' '{ c[$1, $2] = $5; k[$1] = 1 }
 			END { for (n in k) if ((n SUBSEP "fentry") in c) {
-				f = c[n, "fentry"]; cheapest = "yes"
+				f = c[n, "fentry"]; less = ""
 				for (key in c) { split(key, p, SUBSEP)
-					if (p[1] == n && p[2] != "fentry" && c[key] < f) cheapest = "no (" p[2] ")" }
-				printf "  %-17s fentry cheapest: %s\n", n, cheapest } }'
+					if (p[1] == n && p[2] != "fentry" && c[key] < f) less = less " " p[2] }
+				printf "  %-17s fentry cheapest: %s\n", n, less == "" ? "yes" : "no, less:" less } }'
 		echo
 	fi
 	allchecks | awk -F'\t' '$1 == "PASS" && $6 ~ /NOTE/ {
