@@ -164,10 +164,10 @@ static __always_inline bool tgid_ok(__u64 id)
 	return !filter_tgid || (id >> 32) == filter_tgid;
 }
 
-/* The path an inode's page cache takes, and the device it lives on. */
-static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
+/* The path an inode of mode i_mode takes, and the device it lives on. */
+static __always_inline __u32 inode_path_mode(struct inode *inode, __u16 mode,
+					     __u32 *dev)
 {
-	__u16 mode = BPF_CORE_READ(inode, i_mode);
 	__u64 magic;
 	__u32 *p;
 
@@ -181,6 +181,12 @@ static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
 	magic = BPF_CORE_READ(inode, i_sb, s_magic);
 	p = bpf_map_lookup_elem(&fs_paths, &magic);
 	return p ? *p : PATH_NONE;
+}
+
+/* The path an inode's page cache takes, and the device it lives on. */
+static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
+{
+	return inode_path_mode(inode, BPF_CORE_READ(inode, i_mode), dev);
 }
 
 static __always_inline void ctx_lost(void)
@@ -365,10 +371,25 @@ static __always_inline void blkdev_write_leave(long ret)
 	write_exit(SRC_BLKDEV_WRITE, ret);
 }
 
+/*
+ * iomap_file_buffered_write() and generic_perform_write() run nested
+ * inside blkdev_write_iter() for every block device write, where the
+ * outer call already holds the thread's context: one lookup says so
+ * before the file is resolved to a path.
+ */
+static __always_inline bool write_nested(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_ctx *c = bpf_map_lookup_elem(&write_ctx, &id);
+
+	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS;
+}
+
 /* iomap's own engine: iomap even on a filesystem bhprof does not know */
 static __always_inline void iomap_write_enter(void *iocb, void *from)
 {
-	write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
+	if (!write_nested())
+		write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
 }
 
 static __always_inline void iomap_write_leave(long ret)
@@ -378,7 +399,8 @@ static __always_inline void iomap_write_leave(long ret)
 
 static __always_inline void generic_write_enter(void *arg0, void *from)
 {
-	write_enter(gpw_file(arg0), SRC_GENERIC_WRITE, PATH_NONE);
+	if (!write_nested())
+		write_enter(gpw_file(arg0), SRC_GENERIC_WRITE, PATH_NONE);
 }
 
 static __always_inline void generic_write_leave(long ret)
@@ -593,50 +615,6 @@ int BPF_PROG(tp_bh_alloc, unsigned long call_site, const void *ptr,
 
 /* ---- tracepoint flavours of the write and writeback contexts ---- */
 
-/* write(2), pwrite64(2), writev(2), pwritev(2), pwritev2(2): fd first */
-SEC("?tracepoint/syscalls/sys_enter_write")
-int tp_write_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	write_enter(fd_to_file(ctx->args[0]), SRC_SYSCALL_WRITE, PATH_NONE);
-	return 0;
-}
-
-SEC("?tracepoint/syscalls/sys_exit_write")
-int tp_write_exit(struct trace_event_raw_sys_exit *ctx)
-{
-	write_exit(SRC_SYSCALL_WRITE, ctx->ret);
-	return 0;
-}
-
-/* fsync, fdatasync, sync_file_range, syncfs and close (the last close
- * of a block device writes it back): fd first */
-SEC("?tracepoint/syscalls/sys_enter_fsync")
-int tp_sync_fd_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	struct inode *inode = file_inode_of(fd_to_file(ctx->args[0]));
-
-	if (inode)
-		ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
-		 false);
-	return 0;
-}
-
-/* sync(2) and msync(2): no file, so bios are judged by their pages alone */
-SEC("?tracepoint/syscalls/sys_enter_sync")
-int tp_sync_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE,
-		 false);
-	return 0;
-}
-
-SEC("?tracepoint/syscalls/sys_exit_fsync")
-int tp_sync_exit(struct trace_event_raw_sys_exit *ctx)
-{
-	ctx_close(&wb_ctx, SRC_SYSCALL_SYNC);
-	return 0;
-}
-
 /* the flusher: __writeback_single_inode() start and end */
 SEC("?tp_btf/writeback_single_inode_start")
 int BPF_PROG(tp_flush_enter, struct inode *inode)
@@ -697,11 +675,12 @@ int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 	struct folio *folio = NULL;
 	struct bhp_ctx *c;
 	__u32 dev = 0, i;
+	__u16 mode;
 
 	if (!tgid_ok(id))
 		return 0;
 	if (bpf_core_field_exists(wbc->fbatch)) {
-		i = BPF_CORE_READ(wbc, fbatch.i);
+		i = wbc->fbatch.i;	/* a typed argument: a plain load */
 		if (i < 1 || i > 31)
 			return 0;
 		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
@@ -713,9 +692,10 @@ int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 	}
 	if (!inode)
 		return 0;
-	if ((BPF_CORE_READ(inode, i_mode) & BHP_S_IFMT) != BHP_S_IFBLK)
+	mode = BPF_CORE_READ(inode, i_mode);
+	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK)
 		return 0;
-	if (inode_path(inode, &dev) != PATH_BH || !dev_ok(dev))
+	if (inode_path_mode(inode, mode, &dev) != PATH_BH || !dev_ok(dev))
 		return 0;
 	ps = pstats(PATH_BH);
 	if (ps)
@@ -887,18 +867,134 @@ static __always_inline void blkdev_read_leave(long ret)
 ENTRY_EXIT_PROBE(blkdev_read, blkdev_read_iter, blkdev_read_enter,
 		 blkdev_read_leave)
 
-/* read(2), pread64(2), readv(2), preadv(2), preadv2(2): fd first */
-SEC("?tracepoint/syscalls/sys_enter_read")
-int tp_read_enter(struct trace_event_raw_sys_enter *ctx)
+/* ---- tracepoint mode: the syscalls that stand in for the calls ---- */
+
+/*
+ * The write, sync and read syscalls, through the raw syscall tracepoints
+ * and a table of numbers, where per-syscall tracepoints (syscalls:
+ * sys_enter_write, ...) would each be a perf event that copies the
+ * syscall's arguments into a record before any program runs. Every
+ * syscall on the machine runs these programs on sys_enter and sys_exit,
+ * so an uninteresting one costs a table load, and one program per
+ * direction serves every probe group (tp_sys_enter, tp_sys_exit). Should
+ * the kernel refuse it (the code of one group), one program per group and
+ * direction stands in, so that a refused group costs only itself.
+ *
+ * Userspace fills the table once the groups are attached, with the
+ * classes of the groups that run on tracepoints: until then, and for a
+ * group on fentry or kprobes, a syscall is nobody's.
+ */
+__u8 sys_class[BHP_MAX_SYSCALL];
+
+static __always_inline __u32 syscall_class(long nr)
 {
-	rcall_enter(fd_to_file(ctx->args[0]), SRC_SYSCALL_READ);
+	__u32 cls;
+
+	if ((unsigned long)nr >= BHP_MAX_SYSCALL)
+		return BHP_SYS_NONE;
+	cls = sys_class[nr];
+	if (cls != BHP_SYS_NONE && in_compat_syscall())
+		return BHP_SYS_NONE;
+	return cls;
+}
+
+/* fsync, fdatasync, sync_file_range, syncfs and close (the last close of
+ * a block device writes it back) name a file; sync and msync do not, so
+ * their bios are judged by their pages alone */
+static __always_inline void sync_enter(struct pt_regs *regs, __u32 cls)
+{
+	struct inode *inode;
+
+	if (cls == BHP_SYS_SYNC_FD) {
+		inode = file_inode_of(fd_to_file(syscall_arg0(regs)));
+		if (inode)
+			ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
+				 false);
+	} else if (cls == BHP_SYS_SYNC) {
+		ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, false);
+	}
+}
+
+static __always_inline void sync_exit(__u32 cls)
+{
+	if (cls == BHP_SYS_SYNC_FD || cls == BHP_SYS_SYNC)
+		ctx_close(&wb_ctx, SRC_SYSCALL_SYNC);
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u32 cls = syscall_class(nr);
+
+	if (cls == BHP_SYS_WRITE)
+		write_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_WRITE,
+			    PATH_NONE);
+	else if (cls == BHP_SYS_READ)
+		rcall_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_READ);
+	else
+		sync_enter(regs, cls);
 	return 0;
 }
 
-SEC("?tracepoint/syscalls/sys_exit_read")
-int tp_read_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 {
-	ctx_close(&rcall_ctx, SRC_SYSCALL_READ);
+	__u32 cls = syscall_class(syscall_nr(regs));
+
+	if (cls == BHP_SYS_WRITE)
+		write_exit(SRC_SYSCALL_WRITE, ret);
+	else if (cls == BHP_SYS_READ)
+		ctx_close(&rcall_ctx, SRC_SYSCALL_READ);
+	else
+		sync_exit(cls);
+	return 0;
+}
+
+/* the same, one program per group and direction */
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_write_enter, struct pt_regs *regs, long nr)
+{
+	if (syscall_class(nr) == BHP_SYS_WRITE)
+		write_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_WRITE,
+			    PATH_NONE);
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_write_exit, struct pt_regs *regs, long ret)
+{
+	if (syscall_class(syscall_nr(regs)) == BHP_SYS_WRITE)
+		write_exit(SRC_SYSCALL_WRITE, ret);
+	return 0;
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_sync_enter, struct pt_regs *regs, long nr)
+{
+	sync_enter(regs, syscall_class(nr));
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_sync_exit, struct pt_regs *regs)
+{
+	sync_exit(syscall_class(syscall_nr(regs)));
+	return 0;
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_read_enter, struct pt_regs *regs, long nr)
+{
+	if (syscall_class(nr) == BHP_SYS_READ)
+		rcall_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_READ);
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_read_exit, struct pt_regs *regs)
+{
+	if (syscall_class(syscall_nr(regs)) == BHP_SYS_READ)
+		ctx_close(&rcall_ctx, SRC_SYSCALL_READ);
 	return 0;
 }
 

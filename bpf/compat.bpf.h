@@ -149,6 +149,32 @@ static __always_inline struct file *fd_to_file(unsigned long fd)
 }
 
 /*
+ * The raw syscall tracepoints (sys_enter, sys_exit) hand over the user
+ * registers as the architecture saved them: these are x86-64's, as is
+ * vmlinux.h. A 32-bit task's syscalls carry ia32 numbers; the classic
+ * syscall tracepoints ignore them (ARCH_TRACE_IGNORE_COMPAT_SYSCALLS),
+ * and so do we, by TS_COMPAT (arch/x86/include/asm/thread_info.h).
+ */
+#define BHP_TS_COMPAT 0x0002
+
+static __always_inline unsigned long syscall_arg0(struct pt_regs *regs)
+{
+	return regs->di;
+}
+
+static __always_inline long syscall_nr(struct pt_regs *regs)
+{
+	return regs->orig_ax;
+}
+
+static __always_inline bool in_compat_syscall(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->thread_info.status & BHP_TS_COMPAT;
+}
+
+/*
  * Tests only (make faults): BHPROF_FAULT=group (enum bhp_group, or
  * BHPROF_FAULT_ALL) makes a program of that probe group read a field no
  * kernel has, so that its load fails the way a renamed field fails on a

@@ -173,6 +173,23 @@ enum bhp_ctx_src {
 	SRC_MKWRITE_IOMAP,
 };
 
+/*
+ * Tracepoint mode: what a syscall stands in for, by number. Userspace
+ * fills the table (sys_class[] in the BPF object) from its own list, so
+ * a new syscall is one entry there; a new class is a value here and its
+ * case in the programs of its probe group.
+ */
+enum bhp_sys_class {
+	BHP_SYS_NONE = 0,
+	BHP_SYS_WRITE,		/* a write call: fd first */
+	BHP_SYS_SYNC_FD,	/* writeback of one file: fd first */
+	BHP_SYS_SYNC,		/* writeback of no one file: sync, msync */
+	BHP_SYS_READ,		/* a read call: fd first */
+};
+
+/* above every syscall number of x86-64 (x32's carry bit 30: ignored) */
+#define BHP_MAX_SYSCALL 1024
+
 #define CTX_F_DIRECT 0x1
 #define CTX_F_NOPATH 0x2	/* inode belongs to no path (tmpfs, ...) */
 

@@ -101,6 +101,27 @@ check "json: all $nkeys documented keys are present" [ -z "$absent" ]
 check "json: tracepoint mode gives null, not 0, for unseen writeback calls" \
 	[ "$(j '.attach.writeback_bh != "tracepoint" or .paths.bh.writeback.calls == null')" = true ]
 
+# --- the kernel's BPF statistics: on with --self-cost only. bpftool,
+# run as the command, reads what the kernel counted for bhprof's bio
+# program so far (the sysctl shows only its own setting, not an fd's).
+bio_runs() { jq '[.[] | select(.name == "tp_bio_queue") | .run_cnt // 0] | add // 0' "$WORK/progs.json"; }
+check "no --self-cost: own cost is null, not 0" \
+	[ "$(j '.overhead.runs == null and .overhead.cpu_pct == null and .overhead.measured_s == 0')" = true ]
+stat_run "$RAW" sh -c "dd if=/dev/zero of=$RAW bs=1M count=4 conv=fsync status=none; \
+	bpftool -j prog show >$WORK/progs.json"
+check "no --self-cost: the kernel counts no run of bhprof's programs" \
+	[ "$(bio_runs)" = 0 ]
+sync
+"$BHPROF" stat --json --self-cost -d "$(basename "$RAW")" -- sh -c \
+	"dd if=/dev/zero of=$RAW bs=1M count=4 conv=fsync status=none; \
+	bpftool -j prog show >$WORK/progs.json" \
+	>"$WORK/out.json" 2>"$WORK/err.txt"
+echo "     --self-cost: $(j .overhead.runs) runs, $(j .overhead.ns_per_run) ns each," \
+     "over $(j .overhead.measured_s) s; bpftool: $(bio_runs) bio program runs"
+check "--self-cost: the kernel counts the runs meanwhile" [ "$(bio_runs)" -gt 0 ]
+check "--self-cost: runs and time measured" \
+	[ "$(j '.overhead.runs > 0 and .overhead.run_ns > 0 and .overhead.measured_s > 0')" = true ]
+
 # --- raw block device, O_DIRECT
 stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=64k count=64 oflag=direct status=none
 check "direct: 64 O_DIRECT calls on bh" [ "$(j .paths.bh.direct.calls)" = 64 ]
