@@ -26,7 +26,10 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by userspace between open and load. */
 const volatile __u32 bdev_path = PATH_BH;
 const volatile __u32 filter_tgid = 0;
-const volatile bool filter_dev = false;
+/* -d: the devices, scanned in place (a hash lookup cost more, on every
+ * write call, bio and folio) */
+const volatile __u32 nr_filter_devs = 0;
+const volatile __u32 filter_devs[BHP_MAX_FILTER_DEVS] = {};
 const volatile __u64 bh_cs_lo = 0;	/* alloc_buffer_head's text range */
 const volatile __u64 bh_cs_hi = 0;
 const volatile bool iomap_wp_wpc_only = false;
@@ -36,6 +39,10 @@ const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 const volatile bool iomap_read_ctx = false;	/* 7.2 iomap_read_folio(ops, ctx) */
 
 /* Stale contexts (a missed kretprobe) are replaced after this long. */
+/* a compiler barrier: program order is what another program on this CPU
+ * sees */
+#define barrier() asm volatile("" ::: "memory")
+
 #define CTX_STALE_NS (60ULL * 1000000000ULL)
 
 struct {
@@ -66,7 +73,15 @@ struct {
 	__type(value, struct bhp_dev_stats);
 } dev_stats SEC(".maps");
 
-/* write-call contexts and writeback contexts, keyed by pid_tgid */
+/*
+ * Per-thread contexts, keyed by pid_tgid: write calls, writeback passes,
+ * timed writeback functions, read calls and functions, page_mkwrite.
+ * A thread's entry stays when its context closes (src, or ts for
+ * wb_entry, set to 0) and is written in place when the next one opens:
+ * an update and a delete per call cost more than the rest of a write
+ * call's programs. Entries go when their thread exits (tp_thread_exit).
+ * Only the owning thread writes its entry.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_THREADS);
@@ -121,12 +136,6 @@ struct {
 	__type(value, __u32);
 } fs_paths SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, __u8);
-} dev_filter SEC(".maps");
 
 static __always_inline struct bhp_global_stats *glob(void)
 {
@@ -154,9 +163,15 @@ static __always_inline void hist_add(__u32 path, __u32 kind, __u64 v)
 
 static __always_inline bool dev_ok(__u32 dev)
 {
-	if (!filter_dev)
+	if (!nr_filter_devs)
 		return true;
-	return bpf_map_lookup_elem(&dev_filter, &dev) != NULL;
+	for (int i = 0; i < BHP_MAX_FILTER_DEVS; i++) {
+		if (i >= nr_filter_devs)
+			break;
+		if (filter_devs[i] == dev)
+			return true;
+	}
+	return false;
 }
 
 static __always_inline bool tgid_ok(__u64 id)
@@ -164,29 +179,52 @@ static __always_inline bool tgid_ok(__u64 id)
 	return !filter_tgid || (id >> 32) == filter_tgid;
 }
 
-/* The path an inode of mode i_mode takes, and the device it lives on. */
-static __always_inline __u32 inode_path_mode(struct inode *inode, __u16 mode,
-					     __u32 *dev)
+static __always_inline __u32 fs_path(__u64 magic)
 {
-	__u64 magic;
-	__u32 *p;
+	__u32 *p = bpf_map_lookup_elem(&fs_paths, &magic);
 
-	if ((mode & BHP_S_IFMT) == BHP_S_IFBLK) {
-		*dev = BPF_CORE_READ(inode, i_rdev);
-		return bdev_path;
-	}
-	if ((mode & BHP_S_IFMT) != BHP_S_IFREG)
-		return PATH_NONE;
-	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	magic = BPF_CORE_READ(inode, i_sb, s_magic);
-	p = bpf_map_lookup_elem(&fs_paths, &magic);
 	return p ? *p : PATH_NONE;
 }
+
+/*
+ * The path an inode of mode i_mode takes, and the device it lives on,
+ * read with READ: probe reads for a pointer from memory, plain loads for
+ * one the program was handed typed (tp_btf), far cheaper each.
+ */
+#define INODE_PATH_FN(name, READ)                                          \
+	static __always_inline __u32 name(struct inode *inode, __u16 mode, \
+					  __u32 *dev)                      \
+	{                                                                  \
+		if ((mode & BHP_S_IFMT) == BHP_S_IFBLK) {                  \
+			*dev = READ(inode, i_rdev);                        \
+			return bdev_path;                                  \
+		}                                                          \
+		if ((mode & BHP_S_IFMT) != BHP_S_IFREG)                    \
+			return PATH_NONE;                                  \
+		*dev = READ(inode, i_sb, s_dev);                           \
+		return fs_path(READ(inode, i_sb, s_magic));                \
+	}
+
+#define PLAIN_READ(p, ...) PLAIN_READ_N(p, __VA_ARGS__, 2, 1)
+#define PLAIN_READ_N(p, a, b, n, ...) PLAIN_READ_##n(p, a, b)
+#define PLAIN_READ_1(p, a, b) ((p)->a)
+#define PLAIN_READ_2(p, a, b) ((p)->a->b)
+
+INODE_PATH_FN(inode_path_mode, BPF_CORE_READ)
+INODE_PATH_FN(inode_path_typed, PLAIN_READ)
 
 /* The path an inode's page cache takes, and the device it lives on. */
 static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
 {
 	return inode_path_mode(inode, BPF_CORE_READ(inode, i_mode), dev);
+}
+
+/* the thread's open context in map, or NULL */
+static __always_inline struct bhp_ctx *ctx_get(void *map, __u64 id)
+{
+	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+
+	return c && c->src ? c : NULL;
 }
 
 static __always_inline void ctx_lost(void)
@@ -195,6 +233,25 @@ static __always_inline void ctx_lost(void)
 
 	if (g)
 		g->ctx_lost++;
+}
+
+/*
+ * A closed entry written in place: an interrupt on this CPU running a
+ * program for the interrupted thread sees it closed until it is whole.
+ */
+static __always_inline void ctx_reopen(struct bhp_ctx *old,
+				       const struct bhp_ctx *c)
+{
+	old->src = 0;
+	barrier();
+	old->ts = c->ts;
+	old->inode = c->inode;
+	old->path = c->path;
+	old->flags = c->flags;
+	old->dev = c->dev;
+	old->pages = c->pages;
+	barrier();
+	old->src = c->src;
 }
 
 /*
@@ -226,14 +283,16 @@ static __always_inline void ctx_open_n(void *map, struct inode *inode,
 		return;
 	now = bpf_ktime_get_ns();
 	old = bpf_map_lookup_elem(map, &id);
-	if (old && now - old->ts < CTX_STALE_NS)
+	if (old && old->src && now - old->ts < CTX_STALE_NS)
 		return;
 	c.ts = now;
 	c.src = src;
 	c.flags = flags;
 	c.pages = pages;
 	c.inode = (__u64)inode;
-	if (bpf_map_update_elem(map, &id, &c, BPF_ANY))
+	if (old)
+		ctx_reopen(old, &c);
+	else if (bpf_map_update_elem(map, &id, &c, BPF_ANY))
 		ctx_lost();
 }
 
@@ -251,10 +310,24 @@ static __always_inline struct inode *file_inode_of(struct file *file)
 	return BPF_CORE_READ(file, f_mapping, host);
 }
 
+/*
+ * The inode a read or write call goes to, for its path and device: the
+ * file's own (file_inode()), one read where f_mapping->host takes two.
+ * For a block device that is the device node's inode, whose mode and
+ * i_rdev say what the bdev inode's would; the page cache's owner, which
+ * writeback contexts keep, is f_mapping->host.
+ */
+static __always_inline struct inode *call_inode(struct file *file)
+{
+	if (!file)
+		return NULL;
+	return BPF_CORE_READ(file, f_inode);
+}
+
 static __always_inline void write_enter(struct file *file, __u32 src,
 					__u32 hint)
 {
-	struct inode *inode = file_inode_of(file);
+	struct inode *inode = call_inode(file);
 	__u32 flags = 0;
 
 	FAULT_POINT(BHP_GROUP_WRITE);
@@ -297,7 +370,7 @@ static __always_inline void write_exit(__u32 src, long ret)
 		return;
 	if (c->path < NR_PATHS)
 		account_write(c, ret);
-	bpf_map_delete_elem(&write_ctx, &id);
+	c->src = 0;
 }
 
 static __always_inline void ctx_close(void *map, __u32 src)
@@ -306,7 +379,7 @@ static __always_inline void ctx_close(void *map, __u32 src)
 	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
 
 	if (c && c->src == src)
-		bpf_map_delete_elem(map, &id);
+		c->src = 0;
 }
 
 static __always_inline struct file *iocb_file(struct kiocb *iocb)
@@ -379,8 +452,7 @@ static __always_inline void blkdev_write_leave(long ret)
  */
 static __always_inline bool write_nested(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&write_ctx, &id);
+	struct bhp_ctx *c = ctx_get(&write_ctx, bpf_get_current_pid_tgid());
 
 	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS;
 }
@@ -446,7 +518,7 @@ static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
 					__u32 pages)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_wb_entry e = {};
+	struct bhp_wb_entry e = {}, *old;
 
 	if (!tgid_ok(id) || !wb_inode_ok(inode))
 		return;
@@ -456,7 +528,10 @@ static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
 	if (wbc)
 		e.nr_to_write = BPF_CORE_READ((struct writeback_control *)wbc,
 					      nr_to_write);
-	if (bpf_map_update_elem(&wb_entry, &id, &e, BPF_ANY))
+	old = bpf_map_lookup_elem(&wb_entry, &id);
+	if (old)
+		*old = e;
+	else if (bpf_map_update_elem(&wb_entry, &id, &e, BPF_ANY))
 		ctx_lost();
 }
 
@@ -468,7 +543,7 @@ static __always_inline void wb_fn_exit(__u32 path)
 	struct writeback_control *wbc;
 	long left;
 
-	if (!e)
+	if (!e || !e->ts)
 		return;
 	if (ps) {
 		ps->wb_calls++;
@@ -482,7 +557,7 @@ static __always_inline void wb_fn_exit(__u32 path)
 		}
 		hist_add(path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
 	}
-	bpf_map_delete_elem(&wb_entry, &id);
+	e->ts = 0;
 }
 
 /* block_write_full_folio(folio, wbc, get_block) and, before 6.8,
@@ -542,16 +617,16 @@ static __always_inline void bh_alloc_hit(void)
 	if (!g)
 		return;
 	g->bh_alloc_total++;
-	c = bpf_map_lookup_elem(&write_ctx, &id);
+	c = ctx_get(&write_ctx, id);
 	if (!c)
-		c = bpf_map_lookup_elem(&wb_ctx, &id);
+		c = ctx_get(&wb_ctx, id);
 	/* block_page_mkwrite attaches buffers to the faulting folio */
 	if (!c)
-		c = bpf_map_lookup_elem(&mk_ctx, &id);
+		c = ctx_get(&mk_ctx, id);
 	if (!c) {
-		c = bpf_map_lookup_elem(&read_ctx, &id);
+		c = ctx_get(&read_ctx, id);
 		if (!c)
-			c = bpf_map_lookup_elem(&rcall_ctx, &id);
+			c = ctx_get(&rcall_ctx, id);
 		reading = c != NULL;
 	}
 	if (c)
@@ -661,45 +736,71 @@ int BPF_PROG(tp_iomap_folio_new, struct inode *inode, loff_t off, u64 len)
 	return 0;
 }
 
+/* a bh page of a block device, of dev: counted */
+static __always_inline void bh_folio_seen(__u32 dev, struct folio *folio)
+{
+	struct bhp_path_stats *ps;
+
+	if (bdev_path != PATH_BH || !dev_ok(dev))
+		return;
+	ps = pstats(PATH_BH);
+	if (ps)
+		ps->wb_pages += folio ? folio_pages(folio) : 1;
+}
+
+/*
+ * Since 6.9 the folio sits in wbc->fbatch, typed: plain loads to its
+ * inode. A variable index into a typed array is refused, hence the
+ * unrolled search for it.
+ */
+static __always_inline void bh_folio_batch(struct writeback_control *wbc)
+{
+	struct folio *folio = NULL;
+	struct inode *inode;
+	__u32 i = wbc->fbatch.i;
+	__u16 mode;
+
+	if (i < 1 || i > 31)
+		return;
+#pragma unroll
+	for (__u32 k = 0; k < 31; k++) {
+		if (k == i - 1) {
+			folio = wbc->fbatch.folios[k];
+			break;
+		}
+	}
+	if (!folio)
+		return;
+	inode = folio->mapping->host;
+	if (!inode)
+		return;
+	mode = inode->i_mode;
+	if ((mode & BHP_S_IFMT) == BHP_S_IFBLK)
+		bh_folio_seen(inode->i_rdev, folio);
+}
+
 /*
  * bh pages: wbc_writepage fires once per folio the generic writeback loop
- * hands out. Since 6.9 the folio sits in wbc->fbatch; before that, only
- * the thread's writeback context says which inode it came from.
+ * hands out. Before 6.9 only the thread's writeback context says which
+ * inode the folio came from.
  */
 SEC("?tp_btf/wbc_writepage")
 int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_path_stats *ps;
-	struct inode *inode = NULL;
-	struct folio *folio = NULL;
 	struct bhp_ctx *c;
-	__u32 dev = 0, i;
-	__u16 mode;
+	struct inode *inode;
 
 	if (!tgid_ok(id))
 		return 0;
 	if (bpf_core_field_exists(wbc->fbatch)) {
-		i = wbc->fbatch.i;	/* a typed argument: a plain load */
-		if (i < 1 || i > 31)
-			return 0;
-		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
-		inode = BPF_CORE_READ(folio, mapping, host);
-	} else {
-		c = bpf_map_lookup_elem(&wb_ctx, &id);
-		if (c)
-			inode = (struct inode *)c->inode;
+		bh_folio_batch(wbc);
+		return 0;
 	}
-	if (!inode)
-		return 0;
-	mode = BPF_CORE_READ(inode, i_mode);
-	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK)
-		return 0;
-	if (inode_path_mode(inode, mode, &dev) != PATH_BH || !dev_ok(dev))
-		return 0;
-	ps = pstats(PATH_BH);
-	if (ps)
-		ps->wb_pages += folio ? folio_pages(folio) : 1;
+	c = ctx_get(&wb_ctx, id);
+	inode = c ? (struct inode *)c->inode : NULL;
+	if (inode && (BPF_CORE_READ(inode, i_mode) & BHP_S_IFMT) == BHP_S_IFBLK)
+		bh_folio_seen(BPF_CORE_READ(inode, i_rdev), NULL);
 	return 0;
 }
 
@@ -733,7 +834,7 @@ static __always_inline void timed_exit(void *map, __u32 src, __u32 kind)
 		}
 		hist_add(c->path, kind, bpf_ktime_get_ns() - c->ts);
 	}
-	bpf_map_delete_elem(map, &id);
+	c->src = 0;
 }
 
 static __always_inline void read_fn_exit(__u32 src)
@@ -843,7 +944,7 @@ ENTRY_EXIT_PROBE(iomap_readahead, iomap_readahead, iomap_readahead_enter,
 
 static __always_inline void rcall_enter(struct file *file, __u32 src)
 {
-	struct inode *inode = file_inode_of(file);
+	struct inode *inode = call_inode(file);
 	__u32 flags = 0;
 
 	FAULT_POINT(BHP_GROUP_READ);
@@ -1124,21 +1225,43 @@ int BPF_KPROBE(kp_dwf, struct kiocb *iocb, void *iter, long direct,
 
 /* ---- bios: the block_bio_queue tracepoint in every mode ---- */
 
+/*
+ * The path of the inode whose page cache holds a bio's first page. A head
+ * page comes typed from the bio: plain loads all the way to the inode.
+ */
+static __always_inline __u32 bio_owner_path(struct bio *bio)
+{
+	struct bio_vec *bv = bio->bi_io_vec;
+	struct inode *owner;
+	struct page *pg;
+	unsigned long info;
+	__u32 dev = 0;
+
+	if (!bv)
+		return PATH_NONE;
+	pg = bv->bv_page;
+	if (!pg)
+		return PATH_NONE;
+	info = page_info(pg);
+	if (!(info & 1)) {
+		owner = page_owner_typed(pg);
+		return owner ? inode_path_typed(owner, owner->i_mode, &dev) :
+			       PATH_NONE;
+	}
+	owner = page_owner(tail_head(bv, info, head_is_mask));
+	return owner ? inode_path(owner, &dev) : PATH_NONE;
+}
+
 static __always_inline __u32 bio_path(struct bio *bio)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *w = bpf_map_lookup_elem(&write_ctx, &id);
-	struct inode *owner;
-	__u32 dev = 0;
+	struct bhp_ctx *w = ctx_get(&write_ctx, id);
 
 	if (w && (w->flags & CTX_F_DIRECT))
 		return w->path;
-	if (!w && !bpf_map_lookup_elem(&wb_ctx, &id))
+	if (!w && !ctx_get(&wb_ctx, id))
 		return PATH_NONE;
-	owner = bio_owner(bio, head_is_mask);
-	if (!owner)
-		return PATH_NONE;
-	return inode_path(owner, &dev);
+	return bio_owner_path(bio);
 }
 
 /* the zero row is too large for the BPF stack: a per-CPU scratch */
@@ -1171,21 +1294,16 @@ static __always_inline struct bhp_dev_stats *dev_row(struct bhp_dev_key *key)
 static __always_inline __u32 read_bio_path(struct bio *bio)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&read_ctx, &id);
-	struct inode *owner;
-	__u32 dev = 0;
+	struct bhp_ctx *c = ctx_get(&read_ctx, id);
 
 	if (!c) {
-		c = bpf_map_lookup_elem(&rcall_ctx, &id);
+		c = ctx_get(&rcall_ctx, id);
 		if (!c)
 			return PATH_NONE;
 		if (c->flags & CTX_F_DIRECT)
 			return c->path;
 	}
-	owner = bio_owner(bio, head_is_mask);
-	if (!owner)
-		return PATH_NONE;
-	return inode_path(owner, &dev);
+	return bio_owner_path(bio);
 }
 
 /*
@@ -1245,5 +1363,21 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	if (!dev_ok(dev))
 		return 0;
 	bio_account(bio, dev, size, op == REQ_OP_READ);
+	return 0;
+}
+
+/* ---- a thread's contexts go with it ---- */
+
+SEC("?tp_btf/sched_process_exit")
+int BPF_PROG(tp_thread_exit)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&write_ctx, &id);
+	bpf_map_delete_elem(&wb_ctx, &id);
+	bpf_map_delete_elem(&wb_entry, &id);
+	bpf_map_delete_elem(&read_ctx, &id);
+	bpf_map_delete_elem(&rcall_ctx, &id);
+	bpf_map_delete_elem(&mk_ctx, &id);
 	return 0;
 }

@@ -214,6 +214,9 @@ struct bhp_wb_entry {
 };
 
 #define MAX_THREADS 16384
+
+/* -d: devices a run may be narrowed to (the BPF side scans them) */
+#define BHP_MAX_FILTER_DEVS 16
 #define MAX_FS_TYPES 64
 
 /* Linux's S_IFMT values; vmlinux.h carries no macros. */

@@ -341,8 +341,8 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 	if (err == -EOPNOTSUPP)
 		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
 	else if (err)
-		fprintf(stderr, "bhprof: no tracepoints for the %s probes on "
-			"this kernel (is tracefs available?)\n", group_name(g));
+		fprintf(stderr, "bhprof: no tracepoints for the %s probes in "
+			"this kernel's BTF\n", group_name(g));
 	return err;
 }
 
@@ -588,6 +588,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 {
 	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
+	autoload(s->progs.tp_thread_exit, true);
 	for (int id = 0; id < NR_PROBES; id++) {
 		enum attach_mode m = p->group_mode[probe_group_of(id)];
 		struct progs pr = probe_progs(s, id);
@@ -954,6 +955,13 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 	char msg[sizeof(p->fail_why[0])];
 	int err;
 
+	/* every group's thread contexts are dropped when their thread exits:
+	 * without, they would only go stale, and a full map loses events */
+	err = attach_prog(p, s->progs.tp_thread_exit);
+	if (err)
+		fprintf(stderr, "bhprof: sched_process_exit: %s; the contexts "
+			"of exited threads stay until the maps are full\n",
+			strerror(-err));
 	for (int g = 0; g < BHP_NR_GROUPS; g++) {
 		int mark = p->nr_links;
 

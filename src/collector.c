@@ -95,16 +95,10 @@ static const struct {
 static int fill_maps(struct collector *c, const struct collector_opts *o)
 {
 	int fs_fd = bpf_map__fd(c->skel->maps.fs_paths);
-	int dev_fd = bpf_map__fd(c->skel->maps.dev_filter);
-	uint8_t one = 1;
 
 	for (size_t i = 0; i < sizeof(fs_table) / sizeof(fs_table[0]); i++)
 		if (bpf_map_update_elem(fs_fd, &fs_table[i].magic,
 					&fs_table[i].path, BPF_ANY))
-			return -errno;
-	for (uint32_t i = 0; i < o->nr_filter_devs; i++)
-		if (bpf_map_update_elem(dev_fd, &o->filter_devs[i], &one,
-					BPF_ANY))
 			return -errno;
 	return 0;
 }
@@ -117,7 +111,9 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 
 	r->bdev_path = p->kernel_has_bh ? PATH_BH : PATH_IOMAP;
 	r->filter_tgid = o->filter_pid;
-	r->filter_dev = o->nr_filter_devs > 0;
+	r->nr_filter_devs = o->nr_filter_devs;
+	memcpy((void *)r->filter_devs, o->filter_devs,
+	       o->nr_filter_devs * sizeof(r->filter_devs[0]));
 	r->bh_cs_lo = p->bh_cs_lo;
 	r->bh_cs_hi = p->bh_cs_hi;
 	r->iomap_wp_wpc_only = p->iomap_wp_wpc_only;

@@ -75,7 +75,7 @@ struct probe_state {
 	char detail[256];	/* why absent / failed, or the tracepoint used */
 };
 
-#define MAX_FILTER_DEVS 16
+#define MAX_FILTER_DEVS BHP_MAX_FILTER_DEVS
 
 /* run_info.features: what the recording bhprof measured at all; a file
  * written before a feature lacks its figures, which are unknown, not 0 */
