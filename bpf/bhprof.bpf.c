@@ -736,71 +736,49 @@ int BPF_PROG(tp_iomap_folio_new, struct inode *inode, loff_t off, u64 len)
 	return 0;
 }
 
-/* a bh page of a block device, of dev: counted */
-static __always_inline void bh_folio_seen(__u32 dev, struct folio *folio)
-{
-	struct bhp_path_stats *ps;
-
-	if (bdev_path != PATH_BH || !dev_ok(dev))
-		return;
-	ps = pstats(PATH_BH);
-	if (ps)
-		ps->wb_pages += folio ? folio_pages(folio) : 1;
-}
-
-/*
- * Since 6.9 the folio sits in wbc->fbatch, typed: plain loads to its
- * inode. A variable index into a typed array is refused, hence the
- * unrolled search for it.
- */
-static __always_inline void bh_folio_batch(struct writeback_control *wbc)
-{
-	struct folio *folio = NULL;
-	struct inode *inode;
-	__u32 i = wbc->fbatch.i;
-	__u16 mode;
-
-	if (i < 1 || i > 31)
-		return;
-#pragma unroll
-	for (__u32 k = 0; k < 31; k++) {
-		if (k == i - 1) {
-			folio = wbc->fbatch.folios[k];
-			break;
-		}
-	}
-	if (!folio)
-		return;
-	inode = folio->mapping->host;
-	if (!inode)
-		return;
-	mode = inode->i_mode;
-	if ((mode & BHP_S_IFMT) == BHP_S_IFBLK)
-		bh_folio_seen(inode->i_rdev, folio);
-}
-
 /*
  * bh pages: wbc_writepage fires once per folio the generic writeback loop
- * hands out. Before 6.9 only the thread's writeback context says which
- * inode the folio came from.
+ * hands out. Since 6.9 the folio sits in wbc->fbatch; before that, only
+ * the thread's writeback context says which inode it came from. The
+ * folio is probe-read, not loaded typed: a variable index into the typed
+ * array would need one load per slot, and the verifier of 6.4 and later
+ * spends about 2 ms on each (a name search through the kernel's BTF for
+ * every pointer loaded off a trusted one), 60 ms at every start.
  */
 SEC("?tp_btf/wbc_writepage")
 int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_path_stats *ps;
+	struct inode *inode = NULL;
+	struct folio *folio = NULL;
 	struct bhp_ctx *c;
-	struct inode *inode;
+	__u32 dev = 0, i;
+	__u16 mode;
 
 	if (!tgid_ok(id))
 		return 0;
 	if (bpf_core_field_exists(wbc->fbatch)) {
-		bh_folio_batch(wbc);
-		return 0;
+		i = wbc->fbatch.i;	/* a typed argument: a plain load */
+		if (i < 1 || i > 31)
+			return 0;
+		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
+		inode = BPF_CORE_READ(folio, mapping, host);
+	} else {
+		c = ctx_get(&wb_ctx, id);
+		if (c)
+			inode = (struct inode *)c->inode;
 	}
-	c = ctx_get(&wb_ctx, id);
-	inode = c ? (struct inode *)c->inode : NULL;
-	if (inode && (BPF_CORE_READ(inode, i_mode) & BHP_S_IFMT) == BHP_S_IFBLK)
-		bh_folio_seen(BPF_CORE_READ(inode, i_rdev), NULL);
+	if (!inode)
+		return 0;
+	mode = BPF_CORE_READ(inode, i_mode);
+	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK)
+		return 0;
+	if (inode_path_mode(inode, mode, &dev) != PATH_BH || !dev_ok(dev))
+		return 0;
+	ps = pstats(PATH_BH);
+	if (ps)
+		ps->wb_pages += folio ? folio_pages(folio) : 1;
 	return 0;
 }
 
@@ -1002,12 +980,12 @@ static __always_inline __u32 syscall_class(long nr)
 /* fsync, fdatasync, sync_file_range, syncfs and close (the last close of
  * a block device writes it back) name a file; sync and msync do not, so
  * their bios are judged by their pages alone */
-static __always_inline void sync_enter(struct pt_regs *regs, __u32 cls)
+static __always_inline void sync_enter(struct file *file, __u32 cls)
 {
 	struct inode *inode;
 
 	if (cls == BHP_SYS_SYNC_FD) {
-		inode = file_inode_of(fd_to_file(syscall_arg0(regs)));
+		inode = file_inode_of(file);
 		if (inode)
 			ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
 				 false);
@@ -1022,18 +1000,28 @@ static __always_inline void sync_exit(__u32 cls)
 		ctx_close(&wb_ctx, SRC_SYSCALL_SYNC);
 }
 
+/* the file a syscall of class cls names, NULL for none */
+static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
+{
+	if (cls == BHP_SYS_NONE || cls == BHP_SYS_SYNC)
+		return NULL;
+	return fd_to_file(syscall_arg0(regs));
+}
+
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
 {
 	__u32 cls = syscall_class(nr);
+	/* one walk to the file for every class: the loads off the task are
+	 * costly to verify in each state that reaches them */
+	struct file *file = sys_file(regs, cls);
 
 	if (cls == BHP_SYS_WRITE)
-		write_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_WRITE,
-			    PATH_NONE);
+		write_enter(file, SRC_SYSCALL_WRITE, PATH_NONE);
 	else if (cls == BHP_SYS_READ)
-		rcall_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_READ);
+		rcall_enter(file, SRC_SYSCALL_READ);
 	else
-		sync_enter(regs, cls);
+		sync_enter(file, cls);
 	return 0;
 }
 
@@ -1072,7 +1060,9 @@ int BPF_PROG(tp_write_exit, struct pt_regs *regs, long ret)
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tp_sync_enter, struct pt_regs *regs, long nr)
 {
-	sync_enter(regs, syscall_class(nr));
+	__u32 cls = syscall_class(nr);
+
+	sync_enter(sys_file(regs, cls), cls);
 	return 0;
 }
 
@@ -1226,12 +1216,12 @@ int BPF_KPROBE(kp_dwf, struct kiocb *iocb, void *iter, long direct,
 /* ---- bios: the block_bio_queue tracepoint in every mode ---- */
 
 /*
- * The path of the inode whose page cache holds a bio's first page. A head
- * page comes typed from the bio: plain loads all the way to the inode.
+ * The path of the inode whose page cache holds a bio's first page, bv. A
+ * head page comes typed from the bio: plain loads all the way to the
+ * inode.
  */
-static __always_inline __u32 bio_owner_path(struct bio *bio)
+static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
 {
-	struct bio_vec *bv = bio->bi_io_vec;
 	struct inode *owner;
 	struct page *pg;
 	unsigned long info;
@@ -1252,7 +1242,12 @@ static __always_inline __u32 bio_owner_path(struct bio *bio)
 	return owner ? inode_path(owner, &dev) : PATH_NONE;
 }
 
-static __always_inline __u32 bio_path(struct bio *bio)
+/* what a bio's own pages say: a value past every enum bhp_path */
+#define BIO_OWNER 0xffu
+
+/* A write bio: the path of an O_DIRECT write call, none outside a write
+ * or writeback context, else BIO_OWNER. */
+static __always_inline __u32 bio_path(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx *w = ctx_get(&write_ctx, id);
@@ -1261,7 +1256,7 @@ static __always_inline __u32 bio_path(struct bio *bio)
 		return w->path;
 	if (!w && !ctx_get(&wb_ctx, id))
 		return PATH_NONE;
-	return bio_owner_path(bio);
+	return BIO_OWNER;
 }
 
 /* the zero row is too large for the BPF stack: a per-CPU scratch */
@@ -1287,11 +1282,11 @@ static __always_inline struct bhp_dev_stats *dev_row(struct bhp_dev_key *key)
 }
 
 /*
- * A read bio belongs to the path of the inode whose page cache it fills,
- * when a read call or read function is under way on the thread; an
- * O_DIRECT read's to the file read.
+ * A read bio belongs to the path of the inode whose page cache it fills
+ * (BIO_OWNER), when a read call or read function is under way on the
+ * thread; an O_DIRECT read's to the file read.
  */
-static __always_inline __u32 read_bio_path(struct bio *bio)
+static __always_inline __u32 read_bio_path(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx *c = ctx_get(&read_ctx, id);
@@ -1303,16 +1298,27 @@ static __always_inline __u32 read_bio_path(struct bio *bio)
 		if (c->flags & CTX_F_DIRECT)
 			return c->path;
 	}
-	return bio_owner_path(bio);
+	return BIO_OWNER;
 }
+
+/*
+ * Of a pair of u64 counters in *obj, the write one (wf) or the read one
+ * (rf), by arithmetic on read (0 or 1) rather than a test: each test on
+ * read doubled the paths the verifier walked through the rest of the
+ * bio program, about 100 ms at every start.
+ */
+#define PICK(obj, read, wf, rf)                                            \
+	((__u64 *)((char *)(obj) + __builtin_offsetof(typeof(*(obj)), wf) + \
+		   (read) * (__builtin_offsetof(typeof(*(obj)), rf) -       \
+			     __builtin_offsetof(typeof(*(obj)), wf))))
 
 /*
  * One bio, write or read, on the device, its path and in all. A device
  * row keeps the read counters in the same shape right after the write
  * ones (bios, bytes, size slots).
  */
-static __always_inline void bio_account(struct bio *bio, __u32 dev,
-					__u32 size, bool read)
+static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
+					__u32 size, __u64 read)
 {
 	struct bhp_dev_key key = { .dev = dev };
 	struct bhp_global_stats *g = glob();
@@ -1321,28 +1327,32 @@ static __always_inline void bio_account(struct bio *bio, __u32 dev,
 	/* 64-bit: the 6.1 verifier loses the bound of a 32-bit index that
 	 * the compiler widens again after the test */
 	__u64 slot = bhp_log2(size);
-	__u64 *row, *slots;
+	__u64 *row;
 
 	if (g) {
-		*(read ? &g->read_bio_count : &g->bio_count) += 1;
-		*(read ? &g->read_bio_bytes : &g->bio_bytes) += size;
+		*PICK(g, read, bio_count, read_bio_count) += 1;
+		*PICK(g, read, bio_bytes, read_bio_bytes) += size;
 	}
-	key.path = read ? read_bio_path(bio) : bio_path(bio);
+	key.path = read ? read_bio_path() : bio_path();
+	/* one place for the owner's walk: its typed loads cost the verifier
+	 * dearly in every state that reaches them */
+	if (key.path == BIO_OWNER)
+		key.path = bio_owner_path(bv);
 	ds = dev_row(&key);
 	if (ds) {
-		row = read ? &ds->read_bios : &ds->bios;
-		slots = row + 2;
+		row = PICK(ds, read, bios, read_bios);
 		row[0]++;
 		row[1] += size;
 		if (slot < DEV_SIZE_SLOTS)
-			slots[slot]++;
+			row[2 + slot]++;
 	}
 	ps = key.path < NR_PATHS ? pstats(key.path) : NULL;
 	if (!ps)
 		return;
-	*(read ? &ps->read_bio_count : &ps->bio_count) += 1;
-	*(read ? &ps->read_bio_bytes : &ps->bio_bytes) += size;
-	hist_add(key.path, read ? HIST_READ_BIO_SIZE : HIST_BIO_SIZE, size);
+	*PICK(ps, read, bio_count, read_bio_count) += 1;
+	*PICK(ps, read, bio_bytes, read_bio_bytes) += size;
+	hist_add(key.path, HIST_BIO_SIZE +
+			   read * (HIST_READ_BIO_SIZE - HIST_BIO_SIZE), size);
 }
 
 SEC("?tp_btf/block_bio_queue")
@@ -1362,7 +1372,10 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	dev = bio->bi_bdev->bd_dev;
 	if (!dev_ok(dev))
 		return 0;
-	bio_account(bio, dev, size, op == REQ_OP_READ);
+	/* loaded once, here: each pointer loaded off the trusted bio costs
+	 * the verifier of 6.4 and later a name search through the kernel's
+	 * BTF, about 2 ms, in every state that reaches the load */
+	bio_account(bio->bi_io_vec, dev, size, op == REQ_OP_READ);
 	return 0;
 }
 
