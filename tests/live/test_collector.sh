@@ -122,6 +122,19 @@ check "--self-cost: the kernel counts the runs meanwhile" [ "$(bio_runs)" -gt 0 
 check "--self-cost: runs and time measured" \
 	[ "$(j '.overhead.runs > 0 and .overhead.run_ns > 0 and .overhead.measured_s > 0')" = true ]
 
+# --- a thread's context entries go when it exits: 200 writers, one after
+# another, leave none behind in the kernel's map (bpftool reads it while
+# bhprof still runs)
+stat_run "$RAW" sh -c "for i in \$(seq 200); do
+		dd if=/dev/zero of=$RAW bs=4k count=1 status=none
+	done
+	bpftool map dump name write_ctx -j >$WORK/ctx.json"
+left=$(jq length "$WORK/ctx.json" 2>/dev/null)
+echo "     200 writer processes: $(j .paths.bh.write.calls) write calls," \
+     "${left:-?} context entries left"
+check "200 writer processes: 200 write calls on bh" [ "$(j .paths.bh.write.calls)" = 200 ]
+check "exited writers leave no context entry behind" [ "${left:-999}" -le 2 ]
+
 # --- raw block device, O_DIRECT
 stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=64k count=64 oflag=direct status=none
 check "direct: 64 O_DIRECT calls on bh" [ "$(j .paths.bh.direct.calls)" = 64 ]
