@@ -74,59 +74,27 @@ struct {
 } dev_stats SEC(".maps");
 
 /*
- * Per-thread contexts, keyed by pid_tgid: write calls, writeback passes,
- * timed writeback functions, read calls and functions, page_mkwrite.
- * A thread's entry stays when its context closes (src, or ts for
- * wb_entry, set to 0) and is written in place when the next one opens:
- * an update and a delete per call cost more than the rest of a write
- * call's programs. Entries go when their thread exits (tp_thread_exit).
- * Only the owning thread writes its entry.
+ * Per-thread state (struct bhp_thread): one lookup finds every context
+ * of a thread. A context stays when it closes (src, or wb.ts, set to 0)
+ * and is written in place when the next one opens: an update and a
+ * delete per call cost more than the rest of a write call's programs. A
+ * thread's entry goes when it exits (tp_thread_exit). Only the owning
+ * thread writes its entry.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_THREADS);
 	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} write_ctx SEC(".maps");
+	__type(value, struct bhp_thread);
+} threads SEC(".maps");
 
+/* a new thread's entry, zeroed: too large for the BPF stack */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} wb_ctx SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_wb_entry);
-} wb_entry SEC(".maps");
-
-/* read_folio / readahead calls, timed; and the read call around them
- * (a read syscall, blkdev_read_iter), which attributes the bios of an
- * O_DIRECT read */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} read_ctx SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} rcall_ctx SEC(".maps");
-
-/* page_mkwrite faults: timed, and a write context for their bh */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} mk_ctx SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bhp_thread);
+} thread_zero SEC(".maps");
 
 /* filesystem magic -> enum bhp_path, filled by userspace */
 struct {
@@ -219,12 +187,26 @@ static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
 	return inode_path_mode(inode, BPF_CORE_READ(inode, i_mode), dev);
 }
 
-/* the thread's open context in map, or NULL */
-static __always_inline struct bhp_ctx *ctx_get(void *map, __u64 id)
+static __always_inline struct bhp_thread *thread_of(__u64 id)
 {
-	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+	return bpf_map_lookup_elem(&threads, &id);
+}
 
-	return c && c->src ? c : NULL;
+/* the thread's open context of a kind in t, or NULL */
+static __always_inline struct bhp_ctx *ctx_in(struct bhp_thread *t,
+					      __u32 kind)
+{
+	struct bhp_ctx *c;
+
+	if (!t || kind >= NR_CTX_KINDS)
+		return NULL;
+	c = &t->ctx[kind];
+	return c->src ? c : NULL;
+}
+
+static __always_inline struct bhp_ctx *ctx_get(__u32 kind, __u64 id)
+{
+	return ctx_in(thread_of(id), kind);
 }
 
 static __always_inline void ctx_lost(void)
@@ -233,6 +215,56 @@ static __always_inline void ctx_lost(void)
 
 	if (g)
 		g->ctx_lost++;
+}
+
+/*
+ * Entries in threads. Past half the map, a thread's entry goes as soon
+ * as its last context closes, as every entry did before they were kept:
+ * a machine with more threads than the map holds then loses nothing but
+ * the saving.
+ */
+__u64 nr_threads;
+
+/* the thread's entry, made if it has none yet (NULL: the map is full) */
+static __always_inline struct bhp_thread *thread_get(__u64 id)
+{
+	struct bhp_thread *t = thread_of(id);
+	__u32 zero = 0;
+
+	if (t)
+		return t;
+	t = bpf_map_lookup_elem(&thread_zero, &zero);
+	if (!t)
+		return NULL;
+	if (!bpf_map_update_elem(&threads, &id, t, BPF_NOEXIST))
+		__sync_fetch_and_add(&nr_threads, 1);
+	t = thread_of(id);
+	if (!t)
+		ctx_lost();
+	return t;
+}
+
+static __always_inline void thread_drop(__u64 id)
+{
+	if (!bpf_map_delete_elem(&threads, &id))
+		__sync_fetch_and_add(&nr_threads, -1);
+}
+
+/* after a context of the thread closed: its entry, if the map fills */
+static __always_inline void thread_trim(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_thread *t;
+
+	if (nr_threads < MAX_THREADS / 2)
+		return;
+	t = thread_of(id);
+	if (!t || t->wb.ts)
+		return;
+	for (int k = 0; k < NR_CTX_KINDS; k++)
+		if (t->ctx[k].src)
+			return;
+	thread_drop(id);
 }
 
 /*
@@ -261,12 +293,13 @@ static __always_inline void ctx_reopen(struct bhp_ctx *old,
  * which is most of the cost. A writeback context opens for any inode,
  * or none (sync(2)): its bios are judged by the pages they carry.
  */
-static __always_inline void ctx_open_n(void *map, struct inode *inode,
+static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
 				       bool need_path, __u32 pages)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {}, *old;
+	struct bhp_thread *t;
 	__u64 now;
 
 	if (!tgid_ok(id))
@@ -281,26 +314,26 @@ static __always_inline void ctx_open_n(void *map, struct inode *inode,
 		c.path = hint;
 	if (need_path && c.path == PATH_NONE)
 		return;
+	t = thread_get(id);
+	if (!t || kind >= NR_CTX_KINDS)
+		return;
+	old = &t->ctx[kind];
 	now = bpf_ktime_get_ns();
-	old = bpf_map_lookup_elem(map, &id);
-	if (old && old->src && now - old->ts < CTX_STALE_NS)
+	if (old->src && now - old->ts < CTX_STALE_NS)
 		return;
 	c.ts = now;
 	c.src = src;
 	c.flags = flags;
 	c.pages = pages;
 	c.inode = (__u64)inode;
-	if (old)
-		ctx_reopen(old, &c);
-	else if (bpf_map_update_elem(map, &id, &c, BPF_ANY))
-		ctx_lost();
+	ctx_reopen(old, &c);
 }
 
-static __always_inline void ctx_open(void *map, struct inode *inode,
+static __always_inline void ctx_open(__u32 kind, struct inode *inode,
 				     __u32 src, __u32 flags, __u32 hint,
 				     bool need_path)
 {
-	ctx_open_n(map, inode, src, flags, hint, need_path, 0);
+	ctx_open_n(kind, inode, src, flags, hint, need_path, 0);
 }
 
 static __always_inline struct inode *file_inode_of(struct file *file)
@@ -335,7 +368,7 @@ static __always_inline void write_enter(struct file *file, __u32 src,
 		return;
 	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
 		flags |= CTX_F_DIRECT;
-	ctx_open(&write_ctx, inode, src, flags, hint, true);
+	ctx_open(CTX_WRITE, inode, src, flags, hint, true);
 }
 
 /* -EIOCBQUEUED: an async direct write that completes later */
@@ -363,23 +396,24 @@ static __always_inline void account_write(const struct bhp_ctx *c, long ret)
 
 static __always_inline void write_exit(__u32 src, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&write_ctx, &id);
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 
 	if (!c || c->src != src)
 		return;
 	if (c->path < NR_PATHS)
 		account_write(c, ret);
 	c->src = 0;
+	thread_trim();
 }
 
-static __always_inline void ctx_close(void *map, __u32 src)
+static __always_inline void ctx_close(__u32 kind, __u32 src)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+	struct bhp_ctx *c = ctx_get(kind, bpf_get_current_pid_tgid());
 
-	if (c && c->src == src)
+	if (c && c->src == src) {
 		c->src = 0;
+		thread_trim();
+	}
 }
 
 static __always_inline struct file *iocb_file(struct kiocb *iocb)
@@ -452,7 +486,7 @@ static __always_inline void blkdev_write_leave(long ret)
  */
 static __always_inline bool write_nested(void)
 {
-	struct bhp_ctx *c = ctx_get(&write_ctx, bpf_get_current_pid_tgid());
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 
 	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS;
 }
@@ -492,14 +526,14 @@ ENTRY_EXIT_PROBE(generic_write, generic_perform_write, generic_write_enter,
 static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
 	FAULT_POINT(BHP_GROUP_WB);
-	ctx_open(&wb_ctx, BPF_CORE_READ((struct address_space *)mapping, host),
+	ctx_open(CTX_WB, BPF_CORE_READ((struct address_space *)mapping, host),
 		 SRC_DO_WRITEPAGES, 0, PATH_NONE,
 		 false);
 }
 
 static __always_inline void wb_ctx_leave(long ret)
 {
-	ctx_close(&wb_ctx, SRC_DO_WRITEPAGES);
+	ctx_close(CTX_WB, SRC_DO_WRITEPAGES);
 }
 
 ENTRY_EXIT_PROBE(do_writepages, do_writepages, wb_ctx_enter, wb_ctx_leave)
@@ -518,28 +552,31 @@ static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
 					__u32 pages)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_wb_entry e = {}, *old;
+	struct bhp_thread *t;
+	long left = 0;
 
 	if (!tgid_ok(id) || !wb_inode_ok(inode))
 		return;
-	e.ts = bpf_ktime_get_ns();
-	e.wbc = wbc;
-	e.pages = pages;
 	if (wbc)
-		e.nr_to_write = BPF_CORE_READ((struct writeback_control *)wbc,
-					      nr_to_write);
-	old = bpf_map_lookup_elem(&wb_entry, &id);
-	if (old)
-		*old = e;
-	else if (bpf_map_update_elem(&wb_entry, &id, &e, BPF_ANY))
-		ctx_lost();
+		left = BPF_CORE_READ((struct writeback_control *)wbc,
+				     nr_to_write);
+	t = thread_get(id);
+	if (!t)
+		return;
+	t->wb.ts = 0;	/* open once whole: see ctx_reopen() */
+	barrier();
+	t->wb.wbc = wbc;
+	t->wb.pages = pages;
+	t->wb.nr_to_write = left;
+	barrier();
+	t->wb.ts = bpf_ktime_get_ns();
 }
 
 static __always_inline void wb_fn_exit(__u32 path)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_wb_entry *e = bpf_map_lookup_elem(&wb_entry, &id);
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps = pstats(path);
+	struct bhp_wb_entry *e = t ? &t->wb : NULL;
 	struct writeback_control *wbc;
 	long left;
 
@@ -558,6 +595,7 @@ static __always_inline void wb_fn_exit(__u32 path)
 		hist_add(path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
 	}
 	e->ts = 0;
+	thread_trim();
 }
 
 /* block_write_full_folio(folio, wbc, get_block) and, before 6.8,
@@ -609,6 +647,7 @@ static __always_inline void bh_alloc_hit(void)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_global_stats *g = glob();
 	struct bhp_path_stats *ps;
+	struct bhp_thread *t;
 	struct bhp_ctx *c;
 	__u32 path = PATH_NONE;
 	bool reading = false;
@@ -617,16 +656,17 @@ static __always_inline void bh_alloc_hit(void)
 	if (!g)
 		return;
 	g->bh_alloc_total++;
-	c = ctx_get(&write_ctx, id);
+	t = thread_of(id);
+	c = ctx_in(t, CTX_WRITE);
 	if (!c)
-		c = ctx_get(&wb_ctx, id);
+		c = ctx_in(t, CTX_WB);
 	/* block_page_mkwrite attaches buffers to the faulting folio */
 	if (!c)
-		c = ctx_get(&mk_ctx, id);
+		c = ctx_in(t, CTX_MK);
 	if (!c) {
-		c = ctx_get(&read_ctx, id);
+		c = ctx_in(t, CTX_READ);
 		if (!c)
-			c = ctx_get(&rcall_ctx, id);
+			c = ctx_in(t, CTX_RCALL);
 		reading = c != NULL;
 	}
 	if (c)
@@ -695,7 +735,7 @@ SEC("?tp_btf/writeback_single_inode_start")
 int BPF_PROG(tp_flush_enter, struct inode *inode)
 {
 	FAULT_POINT(BHP_GROUP_WB);
-	ctx_open(&wb_ctx, inode, SRC_FLUSHER, 0, PATH_NONE,
+	ctx_open(CTX_WB, inode, SRC_FLUSHER, 0, PATH_NONE,
 		 false);
 	return 0;
 }
@@ -703,7 +743,7 @@ int BPF_PROG(tp_flush_enter, struct inode *inode)
 SEC("?tp_btf/writeback_single_inode")
 int BPF_PROG(tp_flush_exit)
 {
-	ctx_close(&wb_ctx, SRC_FLUSHER);
+	ctx_close(CTX_WB, SRC_FLUSHER);
 	return 0;
 }
 
@@ -765,7 +805,7 @@ int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
 		inode = BPF_CORE_READ(folio, mapping, host);
 	} else {
-		c = ctx_get(&wb_ctx, id);
+		c = ctx_get(CTX_WB, id);
 		if (c)
 			inode = (struct inode *)c->inode;
 	}
@@ -789,15 +829,15 @@ static __always_inline void read_fn_enter(struct inode *inode, __u32 src,
 {
 	FAULT_POINT(BHP_GROUP_READ);
 	if (inode)
-		ctx_open_n(&read_ctx, inode, src, 0, hint, true, pages);
+		ctx_open_n(CTX_READ, inode, src, 0, hint, true, pages);
 }
 
 /* The end of a timed read or page_mkwrite call opened by src: counted,
  * and its latency in histogram kind. */
-static __always_inline void timed_exit(void *map, __u32 src, __u32 kind)
+static __always_inline void timed_exit(__u32 ctx_kind, __u32 src,
+				       __u32 kind)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+	struct bhp_ctx *c = ctx_get(ctx_kind, bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps;
 
 	if (!c || c->src != src)
@@ -813,11 +853,12 @@ static __always_inline void timed_exit(void *map, __u32 src, __u32 kind)
 		hist_add(c->path, kind, bpf_ktime_get_ns() - c->ts);
 	}
 	c->src = 0;
+	thread_trim();
 }
 
 static __always_inline void read_fn_exit(__u32 src)
 {
-	timed_exit(&read_ctx, src, HIST_READ_LAT);
+	timed_exit(CTX_READ, src, HIST_READ_LAT);
 }
 
 static __always_inline struct inode *folio_inode(struct folio *folio)
@@ -930,7 +971,7 @@ static __always_inline void rcall_enter(struct file *file, __u32 src)
 		return;
 	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
 		flags |= CTX_F_DIRECT;
-	ctx_open(&rcall_ctx, inode, src, flags, PATH_NONE, true);
+	ctx_open(CTX_RCALL, inode, src, flags, PATH_NONE, true);
 }
 
 static __always_inline void blkdev_read_enter(void *iocb, void *to)
@@ -940,7 +981,7 @@ static __always_inline void blkdev_read_enter(void *iocb, void *to)
 
 static __always_inline void blkdev_read_leave(long ret)
 {
-	ctx_close(&rcall_ctx, SRC_BLKDEV_READ);
+	ctx_close(CTX_RCALL, SRC_BLKDEV_READ);
 }
 
 ENTRY_EXIT_PROBE(blkdev_read, blkdev_read_iter, blkdev_read_enter,
@@ -987,17 +1028,17 @@ static __always_inline void sync_enter(struct file *file, __u32 cls)
 	if (cls == BHP_SYS_SYNC_FD) {
 		inode = file_inode_of(file);
 		if (inode)
-			ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
+			ctx_open(CTX_WB, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
 				 false);
 	} else if (cls == BHP_SYS_SYNC) {
-		ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, false);
+		ctx_open(CTX_WB, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, false);
 	}
 }
 
 static __always_inline void sync_exit(__u32 cls)
 {
 	if (cls == BHP_SYS_SYNC_FD || cls == BHP_SYS_SYNC)
-		ctx_close(&wb_ctx, SRC_SYSCALL_SYNC);
+		ctx_close(CTX_WB, SRC_SYSCALL_SYNC);
 }
 
 /* the file a syscall of class cls names, NULL for none */
@@ -1033,7 +1074,7 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 	if (cls == BHP_SYS_WRITE)
 		write_exit(SRC_SYSCALL_WRITE, ret);
 	else if (cls == BHP_SYS_READ)
-		ctx_close(&rcall_ctx, SRC_SYSCALL_READ);
+		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);
 	else
 		sync_exit(cls);
 	return 0;
@@ -1085,7 +1126,7 @@ SEC("?tp_btf/sys_exit")
 int BPF_PROG(tp_read_exit, struct pt_regs *regs)
 {
 	if (syscall_class(syscall_nr(regs)) == BHP_SYS_READ)
-		ctx_close(&rcall_ctx, SRC_SYSCALL_READ);
+		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);
 	return 0;
 }
 
@@ -1098,8 +1139,7 @@ int BPF_PROG(tp_read_exit, struct pt_regs *regs)
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(tp_read_folio_added, struct folio *folio)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&rcall_ctx, &id);
+	struct bhp_ctx *c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps;
 	__u32 dev = 0, path;
 
@@ -1124,12 +1164,12 @@ static __always_inline void mkwrite_enter(struct inode *inode, __u32 src,
 {
 	FAULT_POINT(BHP_GROUP_MKWRITE);
 	if (inode)
-		ctx_open(&mk_ctx, inode, src, 0, hint, true);
+		ctx_open(CTX_MK, inode, src, 0, hint, true);
 }
 
 static __always_inline void mkwrite_exit(__u32 src)
 {
-	timed_exit(&mk_ctx, src, HIST_MKWRITE_LAT);
+	timed_exit(CTX_MK, src, HIST_MKWRITE_LAT);
 }
 
 /* block_page_mkwrite(vma, vmf, get_block) */
@@ -1249,12 +1289,12 @@ static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
  * or writeback context, else BIO_OWNER. */
 static __always_inline __u32 bio_path(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *w = ctx_get(&write_ctx, id);
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
+	struct bhp_ctx *w = ctx_in(t, CTX_WRITE);
 
 	if (w && (w->flags & CTX_F_DIRECT))
 		return w->path;
-	if (!w && !ctx_get(&wb_ctx, id))
+	if (!w && !ctx_in(t, CTX_WB))
 		return PATH_NONE;
 	return BIO_OWNER;
 }
@@ -1288,11 +1328,11 @@ static __always_inline struct bhp_dev_stats *dev_row(struct bhp_dev_key *key)
  */
 static __always_inline __u32 read_bio_path(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = ctx_get(&read_ctx, id);
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
+	struct bhp_ctx *c = ctx_in(t, CTX_READ);
 
 	if (!c) {
-		c = ctx_get(&rcall_ctx, id);
+		c = ctx_in(t, CTX_RCALL);
 		if (!c)
 			return PATH_NONE;
 		if (c->flags & CTX_F_DIRECT)
@@ -1384,13 +1424,6 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 SEC("?tp_btf/sched_process_exit")
 int BPF_PROG(tp_thread_exit)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-
-	bpf_map_delete_elem(&write_ctx, &id);
-	bpf_map_delete_elem(&wb_ctx, &id);
-	bpf_map_delete_elem(&wb_entry, &id);
-	bpf_map_delete_elem(&read_ctx, &id);
-	bpf_map_delete_elem(&rcall_ctx, &id);
-	bpf_map_delete_elem(&mk_ctx, &id);
+	thread_drop(bpf_get_current_pid_tgid());
 	return 0;
 }

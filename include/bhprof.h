@@ -213,6 +213,25 @@ struct bhp_wb_entry {
 	bhp_u32 pad;
 };
 
+/*
+ * A thread's state, keyed by pid_tgid: one context of each kind (a kind
+ * nests with the others, not with itself: outermost wins) and the entry
+ * of its timed writeback function.
+ */
+enum bhp_ctx_kind {
+	CTX_WRITE,	/* write calls */
+	CTX_WB,		/* writeback passes: do_writepages, sync syscalls */
+	CTX_READ,	/* read_folio / readahead calls, timed */
+	CTX_RCALL,	/* the read call around them: O_DIRECT read bios */
+	CTX_MK,		/* page_mkwrite faults */
+	NR_CTX_KINDS,
+};
+
+struct bhp_thread {
+	struct bhp_ctx ctx[NR_CTX_KINDS];
+	struct bhp_wb_entry wb;
+};
+
 #define MAX_THREADS 16384
 
 /* -d: devices a run may be narrowed to (the BPF side scans them) */
