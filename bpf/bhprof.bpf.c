@@ -540,12 +540,23 @@ ENTRY_EXIT_PROBE(do_writepages, do_writepages, wb_ctx_enter, wb_ctx_leave)
 
 /* ---- timed writeback functions ---- */
 
+/* the inode's device passes -d; without -d it is not even read */
 static __always_inline bool wb_inode_ok(struct inode *inode)
 {
 	__u32 dev = 0;
 
+	if (!nr_filter_devs)
+		return true;
 	inode_path(inode, &dev);
 	return dev_ok(dev);
+}
+
+/* the folio's inode, needed only to pass -d: once per folio written */
+static __always_inline struct inode *wb_folio_inode(struct folio *folio)
+{
+	if (!nr_filter_devs)
+		return NULL;
+	return BPF_CORE_READ(folio, mapping, host);
 }
 
 static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
@@ -602,8 +613,7 @@ static __always_inline void wb_fn_exit(__u32 path)
  * block_write_full_page(page, get_block, wbc): one folio either way. */
 static __always_inline void bh_wb_enter(void *folio, void *arg1)
 {
-	wb_fn_enter(BPF_CORE_READ((struct folio *)folio, mapping, host), 0,
-		    folio_pages(folio));
+	wb_fn_enter(wb_folio_inode(folio), 0, folio_pages(folio));
 }
 
 static __always_inline void bh_wb_leave(long ret)

@@ -300,10 +300,10 @@ if [ "${VM_COST_ROUNDS:-0}" -gt 0 ]; then
 			fi
 			quiesce
 			if [ $mode = bare ]; then
-				vmwriter -s 4k -t 8m "$RAW1" > $R/cost/$mode.$r.json
+				vmwriter -s 4k -t 64m "$RAW1" > $R/cost/$mode.$r.json
 			else
 				timeout -s KILL $VM_STAT_TIMEOUT bhprof stat \
-					--attach $mode -- vmwriter -s 4k -t 8m "$RAW1" \
+					--attach $mode -- vmwriter -s 4k -t 64m "$RAW1" \
 					> $R/cost/$mode.$r.json 2> $R/cost/$mode.$r.err
 			fi
 			log "cost $mode round $r rc=$?"

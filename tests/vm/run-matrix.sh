@@ -185,11 +185,12 @@ allchecks() {
 		[ -s "$BUILD_DIR/$name/cost.tsv" ] && costs+=("$BUILD_DIR/$name/cost.tsv")
 	done
 	if [ ${#costs[@]} -gt 0 ]; then
-		echo "per-write cost of each mode: 8 MiB of 4 KiB writes + fsync to a raw"
-		echo "disk, bare and under bhprof stat --attach MODE, the writer's own CPU"
-		echo "time; median over rounds of the ratio to the same round's bare run,"
-		echo "and the extra CPU per write call. TCG emulates every instruction:"
-		echo "only the order of the modes means anything, and it is not asserted."
+		echo "per-write cost of each mode: 64 MiB of 4 KiB writes + fsync to a"
+		echo "raw disk, bare and under bhprof stat --attach MODE, the writer's own"
+		echo "CPU time over its calls; the least of the rounds of each, as a ratio"
+		echo "to bare's least, and the extra CPU per write call. TCG emulates every"
+		echo "instruction: only the order of the modes means anything, and it is"
+		echo "not asserted."
 		printf '  %-17s %-10s %6s %9s %14s\n' kernel mode rounds "cpu/bare" "extra us/write"
 		cat "${costs[@]}" | awk -F'\t' '{ printf "  %-17s %-10s %6s %9s %14s\n", $1, $2, $3, $4, $5 }'
 		cat "${costs[@]}" | awk -F'\t' '{ c[$1, $2] = $5; k[$1] = 1 }
