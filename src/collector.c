@@ -505,17 +505,27 @@ static void self_stats_on(struct collector *c)
 	st->base_runs = sum.run_cnt;
 }
 
-static void self_stats_off(struct collector *c)
+/* what the statistics counted since they were switched on, and for how
+ * long */
+static void self_since_on(struct collector *c, uint64_t *ns, uint64_t *runs,
+			  uint64_t *on_ns)
 {
 	struct self_stats *st = &c->self;
 	struct bpf_prog_info sum;
 
+	progs_info(c, &sum);
+	*ns = sum.run_time_ns - st->base_ns;
+	*runs = sum.run_cnt - st->base_runs;
+	*on_ns = mono_ns() - st->on_start;
+}
+
+static void self_stats_off(struct collector *c)
+{
+	struct self_stats *st = &c->self;
+
 	if (st->fd < 0)
 		return;
-	progs_info(c, &sum);
-	st->ns = sum.run_time_ns - st->base_ns;
-	st->runs = sum.run_cnt - st->base_runs;
-	st->on_ns = mono_ns() - st->on_start;
+	self_since_on(c, &st->ns, &st->runs, &st->on_ns);
 	close(st->fd);
 	st->fd = -1;
 }
@@ -525,17 +535,12 @@ static void self_stats_off(struct collector *c)
 static void read_self(struct collector *c, struct snapshot *s)
 {
 	struct self_stats *st = &c->self;
-	struct bpf_prog_info sum;
 
 	s->self_ns = st->ns;
 	s->self_runs = st->runs;
 	s->self_on_ns = st->on_ns;
-	if (st->fd < 0)
-		return;
-	progs_info(c, &sum);
-	s->self_ns = sum.run_time_ns - st->base_ns;
-	s->self_runs = sum.run_cnt - st->base_runs;
-	s->self_on_ns = mono_ns() - st->on_start;
+	if (st->fd >= 0)
+		self_since_on(c, &s->self_ns, &s->self_runs, &s->self_on_ns);
 }
 
 uint64_t collector_missed(struct collector *c)
