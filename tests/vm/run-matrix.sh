@@ -20,6 +20,7 @@
 #   VM_TIMEOUT           seconds before a guest is killed (default 900)
 #   VM_MODES, VM_SCENARIOS  restrict the matrix (default: all that apply)
 #   VM_SMP, VM_MEM       guest CPUs (2) and memory in MiB (1024)
+#   VM_TCG_THREAD        single (default: one host thread per guest) or multi
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
