@@ -16,8 +16,7 @@
 # The tracers' probes run in the writer's context, so fio's CPU time
 # (user + system, /usr/bin/time) carries their cost. Per round each
 # figure is divided by the bare run's of the same round; the median of
-# those ratios is printed with their spread (min..max), and beside it
-# ("least") the tracer's least CPU time to bare's least. Then start-up
+# those ratios is printed with their spread (min..max). Then start-up
 # (exec to collecting: the command under bhprof stat / bpftrace -c
 # starts once the probes are attached and the baseline is read), exit
 # (SIGINT to gone) and peak RSS of bhprof and of bpftrace, and the cost
@@ -128,15 +127,6 @@ median_of() { # median_of BS TRACER FIELD
 		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-# the tracer's least CPU time over the rounds to bare's least: on a
-# shared machine, time taken from the writer by its neighbours only adds
-least_ratio() { # least_ratio BS TRACER
-	for t in "$2" bare; do
-		for r in $(seq "$ROUNDS"); do cat "$work/res.$1.$t.$r.cpu"; done |
-			sort -g | head -n 1
-	done | paste -s -d ' ' | awk '{ if ($2 > 0) printf "%.2f", $1 / $2 }'
-}
-
 {
 	echo "bhprof bench/compare.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "machine: $(uname -r), $(nproc) CPUs," \
@@ -171,12 +161,10 @@ for bs in $BS_LIST; do
 	done
 	{
 		echo "fio $bs writes: median of per-round ratios to bare (min..max)"
-		printf "  %-10s %-24s %-7s %-24s %s\n" tracer "fio CPU time" least \
-			"throughput" "median CPU s, MB/s"
+		printf "  %-10s %-24s %-24s %s\n" tracer "fio CPU time" "throughput" "median CPU s, MB/s"
 		for t in $TRACERS; do
-			printf "  %-10s %-24s %-7s %-24s %s s, %s MB/s\n" "$t" \
-				"$(summary "$bs" "$t" cpu)" "$(least_ratio "$bs" "$t")" \
-				"$(summary "$bs" "$t" bw)" \
+			printf "  %-10s %-24s %-24s %s s, %s MB/s\n" "$t" \
+				"$(summary "$bs" "$t" cpu)" "$(summary "$bs" "$t" bw)" \
 				"$(median_of "$bs" "$t" cpu)" \
 				"$(awk -v k="$(median_of "$bs" "$t" bw)" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')"
 		done
@@ -278,7 +266,7 @@ fi
 
 # ---- per-program cost, from the kernel's statistics ----
 # One more 4 KiB run with the statistics on for the whole of it (the
-# sysctl, so that bhprof's own sampling does not decide what is seen).
+# sysctl: bhprof switches them on only with --self-cost).
 prev=$(cat /proc/sys/kernel/bpf_stats_enabled)
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
 # bhprof's programs: those its fds hold (its process, not the keeper
