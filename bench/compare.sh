@@ -266,13 +266,16 @@ fi
 
 # ---- per-program cost, from the kernel's statistics ----
 # One more 4 KiB run with the statistics on for the whole of it (the
-# sysctl, so that bhprof's own sampling does not decide what is seen).
+# sysctl: bhprof switches them on only with --self-cost).
 prev=$(cat /proc/sys/kernel/bpf_stats_enabled)
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
-# bhprof's programs: those its fds (the command's parent) hold
+# bhprof's programs: those its fds hold (its process, not the keeper
+# that parents the command, which holds none)
 "$BHPROF" stat --attach tracepoint -d "$name" -- /bin/sh -c \
 	"$(fio_cmd 4k cost) >/dev/null 2>&1
-	 for id in \$(grep -h '^prog_id:' /proc/\$PPID/fdinfo/* | sort -u | cut -f2); do
+	 for id in \$(for p in \$(pgrep -x bhprof); do
+			grep -h '^prog_id:' /proc/\$p/fdinfo/* 2>/dev/null
+		done | sort -u | cut -f2); do
 		bpftool prog show id \$id --json
 	 done >$work/progs.json" >/dev/null 2>&1
 echo "$prev" >/proc/sys/kernel/bpf_stats_enabled

@@ -26,7 +26,10 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by userspace between open and load. */
 const volatile __u32 bdev_path = PATH_BH;
 const volatile __u32 filter_tgid = 0;
-const volatile bool filter_dev = false;
+/* -d: the devices, scanned in place (a hash lookup cost more, on every
+ * write call, bio and folio) */
+const volatile __u32 nr_filter_devs = 0;
+const volatile __u32 filter_devs[BHP_MAX_FILTER_DEVS] = {};
 const volatile __u64 bh_cs_lo = 0;	/* alloc_buffer_head's text range */
 const volatile __u64 bh_cs_hi = 0;
 const volatile bool iomap_wp_wpc_only = false;
@@ -36,6 +39,10 @@ const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 const volatile bool iomap_read_ctx = false;	/* 7.2 iomap_read_folio(ops, ctx) */
 
 /* Stale contexts (a missed kretprobe) are replaced after this long. */
+/* a compiler barrier: program order is what another program on this CPU
+ * sees */
+#define barrier() asm volatile("" ::: "memory")
+
 #define CTX_STALE_NS (60ULL * 1000000000ULL)
 
 struct {
@@ -66,52 +73,28 @@ struct {
 	__type(value, struct bhp_dev_stats);
 } dev_stats SEC(".maps");
 
-/* write-call contexts and writeback contexts, keyed by pid_tgid */
+/*
+ * Per-thread state (struct bhp_thread): one lookup finds every context
+ * of a thread. A context stays when it closes (src, or wb.ts, set to 0)
+ * and is written in place when the next one opens: an update and a
+ * delete per call cost more than the rest of a write call's programs. A
+ * thread's entry goes when it exits (tp_thread_exit). Only the owning
+ * thread writes its entry.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MAX_THREADS);
 	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} write_ctx SEC(".maps");
+	__type(value, struct bhp_thread);
+} threads SEC(".maps");
 
+/* a new thread's entry, zeroed: too large for the BPF stack */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} wb_ctx SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_wb_entry);
-} wb_entry SEC(".maps");
-
-/* read_folio / readahead calls, timed; and the read call around them
- * (a read syscall, blkdev_read_iter), which attributes the bios of an
- * O_DIRECT read */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} read_ctx SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} rcall_ctx SEC(".maps");
-
-/* page_mkwrite faults: timed, and a write context for their bh */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_THREADS);
-	__type(key, __u64);
-	__type(value, struct bhp_ctx);
-} mk_ctx SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bhp_thread);
+} thread_zero SEC(".maps");
 
 /* filesystem magic -> enum bhp_path, filled by userspace */
 struct {
@@ -121,12 +104,6 @@ struct {
 	__type(value, __u32);
 } fs_paths SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u32);
-	__type(value, __u8);
-} dev_filter SEC(".maps");
 
 static __always_inline struct bhp_global_stats *glob(void)
 {
@@ -154,9 +131,15 @@ static __always_inline void hist_add(__u32 path, __u32 kind, __u64 v)
 
 static __always_inline bool dev_ok(__u32 dev)
 {
-	if (!filter_dev)
+	if (!nr_filter_devs)
 		return true;
-	return bpf_map_lookup_elem(&dev_filter, &dev) != NULL;
+	for (int i = 0; i < BHP_MAX_FILTER_DEVS; i++) {
+		if (i >= nr_filter_devs)
+			break;
+		if (filter_devs[i] == dev)
+			return true;
+	}
+	return false;
 }
 
 static __always_inline bool tgid_ok(__u64 id)
@@ -164,23 +147,66 @@ static __always_inline bool tgid_ok(__u64 id)
 	return !filter_tgid || (id >> 32) == filter_tgid;
 }
 
+static __always_inline __u32 fs_path(__u64 magic)
+{
+	__u32 *p = bpf_map_lookup_elem(&fs_paths, &magic);
+
+	return p ? *p : PATH_NONE;
+}
+
+/*
+ * The path an inode of mode i_mode takes, and the device it lives on,
+ * read with READ: probe reads for a pointer from memory, plain loads for
+ * one the program was handed typed (tp_btf), far cheaper each.
+ */
+#define INODE_PATH_FN(name, READ)                                          \
+	static __always_inline __u32 name(struct inode *inode, __u16 mode, \
+					  __u32 *dev)                      \
+	{                                                                  \
+		if ((mode & BHP_S_IFMT) == BHP_S_IFBLK) {                  \
+			*dev = READ(inode, i_rdev);                        \
+			return bdev_path;                                  \
+		}                                                          \
+		if ((mode & BHP_S_IFMT) != BHP_S_IFREG)                    \
+			return PATH_NONE;                                  \
+		*dev = READ(inode, i_sb, s_dev);                           \
+		return fs_path(READ(inode, i_sb, s_magic));                \
+	}
+
+#define PLAIN_READ(p, ...) PLAIN_READ_N(p, __VA_ARGS__, 2, 1)
+#define PLAIN_READ_N(p, a, b, n, ...) PLAIN_READ_##n(p, a, b)
+#define PLAIN_READ_1(p, a, b) ((p)->a)
+#define PLAIN_READ_2(p, a, b) ((p)->a->b)
+
+INODE_PATH_FN(inode_path_mode, BPF_CORE_READ)
+INODE_PATH_FN(inode_path_typed, PLAIN_READ)
+
 /* The path an inode's page cache takes, and the device it lives on. */
 static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
 {
-	__u16 mode = BPF_CORE_READ(inode, i_mode);
-	__u64 magic;
-	__u32 *p;
+	return inode_path_mode(inode, BPF_CORE_READ(inode, i_mode), dev);
+}
 
-	if ((mode & BHP_S_IFMT) == BHP_S_IFBLK) {
-		*dev = BPF_CORE_READ(inode, i_rdev);
-		return bdev_path;
-	}
-	if ((mode & BHP_S_IFMT) != BHP_S_IFREG)
-		return PATH_NONE;
-	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	magic = BPF_CORE_READ(inode, i_sb, s_magic);
-	p = bpf_map_lookup_elem(&fs_paths, &magic);
-	return p ? *p : PATH_NONE;
+static __always_inline struct bhp_thread *thread_of(__u64 id)
+{
+	return bpf_map_lookup_elem(&threads, &id);
+}
+
+/* the thread's open context of a kind in t, or NULL */
+static __always_inline struct bhp_ctx *ctx_in(struct bhp_thread *t,
+					      __u32 kind)
+{
+	struct bhp_ctx *c;
+
+	if (!t || kind >= NR_CTX_KINDS)
+		return NULL;
+	c = &t->ctx[kind];
+	return c->src ? c : NULL;
+}
+
+static __always_inline struct bhp_ctx *ctx_get(__u32 kind, __u64 id)
+{
+	return ctx_in(thread_of(id), kind);
 }
 
 static __always_inline void ctx_lost(void)
@@ -192,18 +218,88 @@ static __always_inline void ctx_lost(void)
 }
 
 /*
+ * Entries in threads. Past half the map, a thread's entry goes as soon
+ * as its last context closes, as every entry did before they were kept:
+ * a machine with more threads than the map holds then loses nothing but
+ * the saving.
+ */
+__u64 nr_threads;
+
+/* the thread's entry, made if it has none yet (NULL: the map is full) */
+static __always_inline struct bhp_thread *thread_get(__u64 id)
+{
+	struct bhp_thread *t = thread_of(id);
+	__u32 zero = 0;
+
+	if (t)
+		return t;
+	t = bpf_map_lookup_elem(&thread_zero, &zero);
+	if (!t)
+		return NULL;
+	if (!bpf_map_update_elem(&threads, &id, t, BPF_NOEXIST))
+		__sync_fetch_and_add(&nr_threads, 1);
+	t = thread_of(id);
+	if (!t)
+		ctx_lost();
+	return t;
+}
+
+static __always_inline void thread_drop(__u64 id)
+{
+	if (!bpf_map_delete_elem(&threads, &id))
+		__sync_fetch_and_add(&nr_threads, -1);
+}
+
+/* after a context of the thread closed: its entry, if the map fills */
+static __always_inline void thread_trim(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_thread *t;
+
+	if (nr_threads < MAX_THREADS / 2)
+		return;
+	t = thread_of(id);
+	if (!t || t->wb.ts)
+		return;
+	for (int k = 0; k < NR_CTX_KINDS; k++)
+		if (t->ctx[k].src)
+			return;
+	thread_drop(id);
+}
+
+/*
+ * A closed entry written in place: an interrupt on this CPU running a
+ * program for the interrupted thread sees it closed until it is whole.
+ */
+static __always_inline void ctx_reopen(struct bhp_ctx *old,
+				       const struct bhp_ctx *c)
+{
+	old->src = 0;
+	barrier();
+	old->ts = c->ts;
+	old->inode = c->inode;
+	old->path = c->path;
+	old->flags = c->flags;
+	old->dev = c->dev;
+	old->pages = c->pages;
+	barrier();
+	old->src = c->src;
+}
+
+/*
  * Opens a context unless the thread is already inside one (outermost
  * wins). A write context is only worth opening for a file of a path: a
  * write to a pipe, a socket or tmpfs returns before any map is touched,
  * which is most of the cost. A writeback context opens for any inode,
  * or none (sync(2)): its bios are judged by the pages they carry.
  */
-static __always_inline void ctx_open_n(void *map, struct inode *inode,
+static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
 				       bool need_path, __u32 pages)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {}, *old;
+	struct bhp_thread *t;
 	__u64 now;
 
 	if (!tgid_ok(id))
@@ -218,24 +314,26 @@ static __always_inline void ctx_open_n(void *map, struct inode *inode,
 		c.path = hint;
 	if (need_path && c.path == PATH_NONE)
 		return;
+	t = thread_get(id);
+	if (!t || kind >= NR_CTX_KINDS)
+		return;
+	old = &t->ctx[kind];
 	now = bpf_ktime_get_ns();
-	old = bpf_map_lookup_elem(map, &id);
-	if (old && now - old->ts < CTX_STALE_NS)
+	if (old->src && now - old->ts < CTX_STALE_NS)
 		return;
 	c.ts = now;
 	c.src = src;
 	c.flags = flags;
 	c.pages = pages;
 	c.inode = (__u64)inode;
-	if (bpf_map_update_elem(map, &id, &c, BPF_ANY))
-		ctx_lost();
+	ctx_reopen(old, &c);
 }
 
-static __always_inline void ctx_open(void *map, struct inode *inode,
+static __always_inline void ctx_open(__u32 kind, struct inode *inode,
 				     __u32 src, __u32 flags, __u32 hint,
 				     bool need_path)
 {
-	ctx_open_n(map, inode, src, flags, hint, need_path, 0);
+	ctx_open_n(kind, inode, src, flags, hint, need_path, 0);
 }
 
 static __always_inline struct inode *file_inode_of(struct file *file)
@@ -245,10 +343,24 @@ static __always_inline struct inode *file_inode_of(struct file *file)
 	return BPF_CORE_READ(file, f_mapping, host);
 }
 
+/*
+ * The inode a read or write call goes to, for its path and device: the
+ * file's own (file_inode()), one read where f_mapping->host takes two.
+ * For a block device that is the device node's inode, whose mode and
+ * i_rdev say what the bdev inode's would; the page cache's owner, which
+ * writeback contexts keep, is f_mapping->host.
+ */
+static __always_inline struct inode *call_inode(struct file *file)
+{
+	if (!file)
+		return NULL;
+	return BPF_CORE_READ(file, f_inode);
+}
+
 static __always_inline void write_enter(struct file *file, __u32 src,
 					__u32 hint)
 {
-	struct inode *inode = file_inode_of(file);
+	struct inode *inode = call_inode(file);
 	__u32 flags = 0;
 
 	FAULT_POINT(BHP_GROUP_WRITE);
@@ -256,7 +368,7 @@ static __always_inline void write_enter(struct file *file, __u32 src,
 		return;
 	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
 		flags |= CTX_F_DIRECT;
-	ctx_open(&write_ctx, inode, src, flags, hint, true);
+	ctx_open(CTX_WRITE, inode, src, flags, hint, true);
 }
 
 /* -EIOCBQUEUED: an async direct write that completes later */
@@ -284,23 +396,24 @@ static __always_inline void account_write(const struct bhp_ctx *c, long ret)
 
 static __always_inline void write_exit(__u32 src, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&write_ctx, &id);
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 
 	if (!c || c->src != src)
 		return;
 	if (c->path < NR_PATHS)
 		account_write(c, ret);
-	bpf_map_delete_elem(&write_ctx, &id);
+	c->src = 0;
+	thread_trim();
 }
 
-static __always_inline void ctx_close(void *map, __u32 src)
+static __always_inline void ctx_close(__u32 kind, __u32 src)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+	struct bhp_ctx *c = ctx_get(kind, bpf_get_current_pid_tgid());
 
-	if (c && c->src == src)
-		bpf_map_delete_elem(map, &id);
+	if (c && c->src == src) {
+		c->src = 0;
+		thread_trim();
+	}
 }
 
 static __always_inline struct file *iocb_file(struct kiocb *iocb)
@@ -365,10 +478,24 @@ static __always_inline void blkdev_write_leave(long ret)
 	write_exit(SRC_BLKDEV_WRITE, ret);
 }
 
+/*
+ * iomap_file_buffered_write() and generic_perform_write() run nested
+ * inside blkdev_write_iter() for every block device write, where the
+ * outer call already holds the thread's context: one lookup says so
+ * before the file is resolved to a path.
+ */
+static __always_inline bool write_nested(void)
+{
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
+
+	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS;
+}
+
 /* iomap's own engine: iomap even on a filesystem bhprof does not know */
 static __always_inline void iomap_write_enter(void *iocb, void *from)
 {
-	write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
+	if (!write_nested())
+		write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
 }
 
 static __always_inline void iomap_write_leave(long ret)
@@ -378,7 +505,8 @@ static __always_inline void iomap_write_leave(long ret)
 
 static __always_inline void generic_write_enter(void *arg0, void *from)
 {
-	write_enter(gpw_file(arg0), SRC_GENERIC_WRITE, PATH_NONE);
+	if (!write_nested())
+		write_enter(gpw_file(arg0), SRC_GENERIC_WRITE, PATH_NONE);
 }
 
 static __always_inline void generic_write_leave(long ret)
@@ -398,55 +526,72 @@ ENTRY_EXIT_PROBE(generic_write, generic_perform_write, generic_write_enter,
 static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
 	FAULT_POINT(BHP_GROUP_WB);
-	ctx_open(&wb_ctx, BPF_CORE_READ((struct address_space *)mapping, host),
+	ctx_open(CTX_WB, BPF_CORE_READ((struct address_space *)mapping, host),
 		 SRC_DO_WRITEPAGES, 0, PATH_NONE,
 		 false);
 }
 
 static __always_inline void wb_ctx_leave(long ret)
 {
-	ctx_close(&wb_ctx, SRC_DO_WRITEPAGES);
+	ctx_close(CTX_WB, SRC_DO_WRITEPAGES);
 }
 
 ENTRY_EXIT_PROBE(do_writepages, do_writepages, wb_ctx_enter, wb_ctx_leave)
 
 /* ---- timed writeback functions ---- */
 
+/* the inode's device passes -d; without -d it is not even read */
 static __always_inline bool wb_inode_ok(struct inode *inode)
 {
 	__u32 dev = 0;
 
+	if (!nr_filter_devs)
+		return true;
 	inode_path(inode, &dev);
 	return dev_ok(dev);
+}
+
+/* the folio's inode, needed only to pass -d: once per folio written */
+static __always_inline struct inode *wb_folio_inode(struct folio *folio)
+{
+	if (!nr_filter_devs)
+		return NULL;
+	return BPF_CORE_READ(folio, mapping, host);
 }
 
 static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
 					__u32 pages)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_wb_entry e = {};
+	struct bhp_thread *t;
+	long left = 0;
 
 	if (!tgid_ok(id) || !wb_inode_ok(inode))
 		return;
-	e.ts = bpf_ktime_get_ns();
-	e.wbc = wbc;
-	e.pages = pages;
 	if (wbc)
-		e.nr_to_write = BPF_CORE_READ((struct writeback_control *)wbc,
-					      nr_to_write);
-	if (bpf_map_update_elem(&wb_entry, &id, &e, BPF_ANY))
-		ctx_lost();
+		left = BPF_CORE_READ((struct writeback_control *)wbc,
+				     nr_to_write);
+	t = thread_get(id);
+	if (!t)
+		return;
+	t->wb.ts = 0;	/* open once whole: see ctx_reopen() */
+	barrier();
+	t->wb.wbc = wbc;
+	t->wb.pages = pages;
+	t->wb.nr_to_write = left;
+	barrier();
+	t->wb.ts = bpf_ktime_get_ns();
 }
 
 static __always_inline void wb_fn_exit(__u32 path)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_wb_entry *e = bpf_map_lookup_elem(&wb_entry, &id);
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps = pstats(path);
+	struct bhp_wb_entry *e = t ? &t->wb : NULL;
 	struct writeback_control *wbc;
 	long left;
 
-	if (!e)
+	if (!e || !e->ts)
 		return;
 	if (ps) {
 		ps->wb_calls++;
@@ -460,15 +605,15 @@ static __always_inline void wb_fn_exit(__u32 path)
 		}
 		hist_add(path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
 	}
-	bpf_map_delete_elem(&wb_entry, &id);
+	e->ts = 0;
+	thread_trim();
 }
 
 /* block_write_full_folio(folio, wbc, get_block) and, before 6.8,
  * block_write_full_page(page, get_block, wbc): one folio either way. */
 static __always_inline void bh_wb_enter(void *folio, void *arg1)
 {
-	wb_fn_enter(BPF_CORE_READ((struct folio *)folio, mapping, host), 0,
-		    folio_pages(folio));
+	wb_fn_enter(wb_folio_inode(folio), 0, folio_pages(folio));
 }
 
 static __always_inline void bh_wb_leave(long ret)
@@ -512,6 +657,7 @@ static __always_inline void bh_alloc_hit(void)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_global_stats *g = glob();
 	struct bhp_path_stats *ps;
+	struct bhp_thread *t;
 	struct bhp_ctx *c;
 	__u32 path = PATH_NONE;
 	bool reading = false;
@@ -520,16 +666,17 @@ static __always_inline void bh_alloc_hit(void)
 	if (!g)
 		return;
 	g->bh_alloc_total++;
-	c = bpf_map_lookup_elem(&write_ctx, &id);
+	t = thread_of(id);
+	c = ctx_in(t, CTX_WRITE);
 	if (!c)
-		c = bpf_map_lookup_elem(&wb_ctx, &id);
+		c = ctx_in(t, CTX_WB);
 	/* block_page_mkwrite attaches buffers to the faulting folio */
 	if (!c)
-		c = bpf_map_lookup_elem(&mk_ctx, &id);
+		c = ctx_in(t, CTX_MK);
 	if (!c) {
-		c = bpf_map_lookup_elem(&read_ctx, &id);
+		c = ctx_in(t, CTX_READ);
 		if (!c)
-			c = bpf_map_lookup_elem(&rcall_ctx, &id);
+			c = ctx_in(t, CTX_RCALL);
 		reading = c != NULL;
 	}
 	if (c)
@@ -593,56 +740,12 @@ int BPF_PROG(tp_bh_alloc, unsigned long call_site, const void *ptr,
 
 /* ---- tracepoint flavours of the write and writeback contexts ---- */
 
-/* write(2), pwrite64(2), writev(2), pwritev(2), pwritev2(2): fd first */
-SEC("?tracepoint/syscalls/sys_enter_write")
-int tp_write_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	write_enter(fd_to_file(ctx->args[0]), SRC_SYSCALL_WRITE, PATH_NONE);
-	return 0;
-}
-
-SEC("?tracepoint/syscalls/sys_exit_write")
-int tp_write_exit(struct trace_event_raw_sys_exit *ctx)
-{
-	write_exit(SRC_SYSCALL_WRITE, ctx->ret);
-	return 0;
-}
-
-/* fsync, fdatasync, sync_file_range, syncfs and close (the last close
- * of a block device writes it back): fd first */
-SEC("?tracepoint/syscalls/sys_enter_fsync")
-int tp_sync_fd_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	struct inode *inode = file_inode_of(fd_to_file(ctx->args[0]));
-
-	if (inode)
-		ctx_open(&wb_ctx, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
-		 false);
-	return 0;
-}
-
-/* sync(2) and msync(2): no file, so bios are judged by their pages alone */
-SEC("?tracepoint/syscalls/sys_enter_sync")
-int tp_sync_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	ctx_open(&wb_ctx, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE,
-		 false);
-	return 0;
-}
-
-SEC("?tracepoint/syscalls/sys_exit_fsync")
-int tp_sync_exit(struct trace_event_raw_sys_exit *ctx)
-{
-	ctx_close(&wb_ctx, SRC_SYSCALL_SYNC);
-	return 0;
-}
-
 /* the flusher: __writeback_single_inode() start and end */
 SEC("?tp_btf/writeback_single_inode_start")
 int BPF_PROG(tp_flush_enter, struct inode *inode)
 {
 	FAULT_POINT(BHP_GROUP_WB);
-	ctx_open(&wb_ctx, inode, SRC_FLUSHER, 0, PATH_NONE,
+	ctx_open(CTX_WB, inode, SRC_FLUSHER, 0, PATH_NONE,
 		 false);
 	return 0;
 }
@@ -650,7 +753,7 @@ int BPF_PROG(tp_flush_enter, struct inode *inode)
 SEC("?tp_btf/writeback_single_inode")
 int BPF_PROG(tp_flush_exit)
 {
-	ctx_close(&wb_ctx, SRC_FLUSHER);
+	ctx_close(CTX_WB, SRC_FLUSHER);
 	return 0;
 }
 
@@ -686,7 +789,11 @@ int BPF_PROG(tp_iomap_folio_new, struct inode *inode, loff_t off, u64 len)
 /*
  * bh pages: wbc_writepage fires once per folio the generic writeback loop
  * hands out. Since 6.9 the folio sits in wbc->fbatch; before that, only
- * the thread's writeback context says which inode it came from.
+ * the thread's writeback context says which inode it came from. The
+ * folio is probe-read, not loaded typed: a variable index into the typed
+ * array would need one load per slot, and the verifier of 6.4 and later
+ * spends about 2 ms on each (a name search through the kernel's BTF for
+ * every pointer loaded off a trusted one), 60 ms at every start.
  */
 SEC("?tp_btf/wbc_writepage")
 int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
@@ -697,25 +804,27 @@ int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 	struct folio *folio = NULL;
 	struct bhp_ctx *c;
 	__u32 dev = 0, i;
+	__u16 mode;
 
 	if (!tgid_ok(id))
 		return 0;
 	if (bpf_core_field_exists(wbc->fbatch)) {
-		i = BPF_CORE_READ(wbc, fbatch.i);
+		i = wbc->fbatch.i;	/* a typed argument: a plain load */
 		if (i < 1 || i > 31)
 			return 0;
 		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
 		inode = BPF_CORE_READ(folio, mapping, host);
 	} else {
-		c = bpf_map_lookup_elem(&wb_ctx, &id);
+		c = ctx_get(CTX_WB, id);
 		if (c)
 			inode = (struct inode *)c->inode;
 	}
 	if (!inode)
 		return 0;
-	if ((BPF_CORE_READ(inode, i_mode) & BHP_S_IFMT) != BHP_S_IFBLK)
+	mode = BPF_CORE_READ(inode, i_mode);
+	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK)
 		return 0;
-	if (inode_path(inode, &dev) != PATH_BH || !dev_ok(dev))
+	if (inode_path_mode(inode, mode, &dev) != PATH_BH || !dev_ok(dev))
 		return 0;
 	ps = pstats(PATH_BH);
 	if (ps)
@@ -730,15 +839,15 @@ static __always_inline void read_fn_enter(struct inode *inode, __u32 src,
 {
 	FAULT_POINT(BHP_GROUP_READ);
 	if (inode)
-		ctx_open_n(&read_ctx, inode, src, 0, hint, true, pages);
+		ctx_open_n(CTX_READ, inode, src, 0, hint, true, pages);
 }
 
 /* The end of a timed read or page_mkwrite call opened by src: counted,
  * and its latency in histogram kind. */
-static __always_inline void timed_exit(void *map, __u32 src, __u32 kind)
+static __always_inline void timed_exit(__u32 ctx_kind, __u32 src,
+				       __u32 kind)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(map, &id);
+	struct bhp_ctx *c = ctx_get(ctx_kind, bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps;
 
 	if (!c || c->src != src)
@@ -753,12 +862,13 @@ static __always_inline void timed_exit(void *map, __u32 src, __u32 kind)
 		}
 		hist_add(c->path, kind, bpf_ktime_get_ns() - c->ts);
 	}
-	bpf_map_delete_elem(map, &id);
+	c->src = 0;
+	thread_trim();
 }
 
 static __always_inline void read_fn_exit(__u32 src)
 {
-	timed_exit(&read_ctx, src, HIST_READ_LAT);
+	timed_exit(CTX_READ, src, HIST_READ_LAT);
 }
 
 static __always_inline struct inode *folio_inode(struct folio *folio)
@@ -863,7 +973,7 @@ ENTRY_EXIT_PROBE(iomap_readahead, iomap_readahead, iomap_readahead_enter,
 
 static __always_inline void rcall_enter(struct file *file, __u32 src)
 {
-	struct inode *inode = file_inode_of(file);
+	struct inode *inode = call_inode(file);
 	__u32 flags = 0;
 
 	FAULT_POINT(BHP_GROUP_READ);
@@ -871,7 +981,7 @@ static __always_inline void rcall_enter(struct file *file, __u32 src)
 		return;
 	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
 		flags |= CTX_F_DIRECT;
-	ctx_open(&rcall_ctx, inode, src, flags, PATH_NONE, true);
+	ctx_open(CTX_RCALL, inode, src, flags, PATH_NONE, true);
 }
 
 static __always_inline void blkdev_read_enter(void *iocb, void *to)
@@ -881,24 +991,152 @@ static __always_inline void blkdev_read_enter(void *iocb, void *to)
 
 static __always_inline void blkdev_read_leave(long ret)
 {
-	ctx_close(&rcall_ctx, SRC_BLKDEV_READ);
+	ctx_close(CTX_RCALL, SRC_BLKDEV_READ);
 }
 
 ENTRY_EXIT_PROBE(blkdev_read, blkdev_read_iter, blkdev_read_enter,
 		 blkdev_read_leave)
 
-/* read(2), pread64(2), readv(2), preadv(2), preadv2(2): fd first */
-SEC("?tracepoint/syscalls/sys_enter_read")
-int tp_read_enter(struct trace_event_raw_sys_enter *ctx)
+/* ---- tracepoint mode: the syscalls that stand in for the calls ---- */
+
+/*
+ * The write, sync and read syscalls, through the raw syscall tracepoints
+ * and a table of numbers, where per-syscall tracepoints (syscalls:
+ * sys_enter_write, ...) would each be a perf event that copies the
+ * syscall's arguments into a record before any program runs. Every
+ * syscall on the machine runs these programs on sys_enter and sys_exit,
+ * so an uninteresting one costs a table load, and one program per
+ * direction serves every probe group (tp_sys_enter, tp_sys_exit). Should
+ * the kernel refuse it (the code of one group), one program per group and
+ * direction stands in, so that a refused group costs only itself.
+ *
+ * Userspace fills the table once the groups are attached, with the
+ * classes of the groups that run on tracepoints: until then, and for a
+ * group on fentry or kprobes, a syscall is nobody's.
+ */
+__u8 sys_class[BHP_MAX_SYSCALL];
+
+static __always_inline __u32 syscall_class(long nr)
 {
-	rcall_enter(fd_to_file(ctx->args[0]), SRC_SYSCALL_READ);
+	__u32 cls;
+
+	if ((unsigned long)nr >= BHP_MAX_SYSCALL)
+		return BHP_SYS_NONE;
+	cls = sys_class[nr];
+	if (cls != BHP_SYS_NONE && in_compat_syscall())
+		return BHP_SYS_NONE;
+	return cls;
+}
+
+/* fsync, fdatasync, sync_file_range, syncfs and close (the last close of
+ * a block device writes it back) name a file; sync and msync do not, so
+ * their bios are judged by their pages alone */
+static __always_inline void sync_enter(struct file *file, __u32 cls)
+{
+	struct inode *inode;
+
+	if (cls == BHP_SYS_SYNC_FD) {
+		inode = file_inode_of(file);
+		if (inode)
+			ctx_open(CTX_WB, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
+				 false);
+	} else if (cls == BHP_SYS_SYNC) {
+		ctx_open(CTX_WB, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, false);
+	}
+}
+
+static __always_inline void sync_exit(__u32 cls)
+{
+	if (cls == BHP_SYS_SYNC_FD || cls == BHP_SYS_SYNC)
+		ctx_close(CTX_WB, SRC_SYSCALL_SYNC);
+}
+
+/* the file a syscall of class cls names, NULL for none */
+static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
+{
+	if (cls == BHP_SYS_NONE || cls == BHP_SYS_SYNC)
+		return NULL;
+	return fd_to_file(syscall_arg0(regs));
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u32 cls = syscall_class(nr);
+	/* one walk to the file for every class: the loads off the task are
+	 * costly to verify in each state that reaches them */
+	struct file *file = sys_file(regs, cls);
+
+	if (cls == BHP_SYS_WRITE)
+		write_enter(file, SRC_SYSCALL_WRITE, PATH_NONE);
+	else if (cls == BHP_SYS_READ)
+		rcall_enter(file, SRC_SYSCALL_READ);
+	else
+		sync_enter(file, cls);
 	return 0;
 }
 
-SEC("?tracepoint/syscalls/sys_exit_read")
-int tp_read_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 {
-	ctx_close(&rcall_ctx, SRC_SYSCALL_READ);
+	__u32 cls = syscall_class(syscall_nr(regs));
+
+	if (cls == BHP_SYS_WRITE)
+		write_exit(SRC_SYSCALL_WRITE, ret);
+	else if (cls == BHP_SYS_READ)
+		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);
+	else
+		sync_exit(cls);
+	return 0;
+}
+
+/* the same, one program per group and direction */
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_write_enter, struct pt_regs *regs, long nr)
+{
+	if (syscall_class(nr) == BHP_SYS_WRITE)
+		write_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_WRITE,
+			    PATH_NONE);
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_write_exit, struct pt_regs *regs, long ret)
+{
+	if (syscall_class(syscall_nr(regs)) == BHP_SYS_WRITE)
+		write_exit(SRC_SYSCALL_WRITE, ret);
+	return 0;
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_sync_enter, struct pt_regs *regs, long nr)
+{
+	__u32 cls = syscall_class(nr);
+
+	sync_enter(sys_file(regs, cls), cls);
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_sync_exit, struct pt_regs *regs)
+{
+	sync_exit(syscall_class(syscall_nr(regs)));
+	return 0;
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_read_enter, struct pt_regs *regs, long nr)
+{
+	if (syscall_class(nr) == BHP_SYS_READ)
+		rcall_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_READ);
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_read_exit, struct pt_regs *regs)
+{
+	if (syscall_class(syscall_nr(regs)) == BHP_SYS_READ)
+		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);
 	return 0;
 }
 
@@ -911,8 +1149,7 @@ int tp_read_exit(struct trace_event_raw_sys_exit *ctx)
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(tp_read_folio_added, struct folio *folio)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&rcall_ctx, &id);
+	struct bhp_ctx *c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps;
 	__u32 dev = 0, path;
 
@@ -937,12 +1174,12 @@ static __always_inline void mkwrite_enter(struct inode *inode, __u32 src,
 {
 	FAULT_POINT(BHP_GROUP_MKWRITE);
 	if (inode)
-		ctx_open(&mk_ctx, inode, src, 0, hint, true);
+		ctx_open(CTX_MK, inode, src, 0, hint, true);
 }
 
 static __always_inline void mkwrite_exit(__u32 src)
 {
-	timed_exit(&mk_ctx, src, HIST_MKWRITE_LAT);
+	timed_exit(CTX_MK, src, HIST_MKWRITE_LAT);
 }
 
 /* block_page_mkwrite(vma, vmf, get_block) */
@@ -1028,21 +1265,48 @@ int BPF_KPROBE(kp_dwf, struct kiocb *iocb, void *iter, long direct,
 
 /* ---- bios: the block_bio_queue tracepoint in every mode ---- */
 
-static __always_inline __u32 bio_path(struct bio *bio)
+/*
+ * The path of the inode whose page cache holds a bio's first page, bv. A
+ * head page comes typed from the bio: plain loads all the way to the
+ * inode.
+ */
+static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *w = bpf_map_lookup_elem(&write_ctx, &id);
 	struct inode *owner;
+	struct page *pg;
+	unsigned long info;
 	__u32 dev = 0;
+
+	if (!bv)
+		return PATH_NONE;
+	pg = bv->bv_page;
+	if (!pg)
+		return PATH_NONE;
+	info = page_info(pg);
+	if (!(info & 1)) {
+		owner = page_owner_typed(pg);
+		return owner ? inode_path_typed(owner, owner->i_mode, &dev) :
+			       PATH_NONE;
+	}
+	owner = page_owner(tail_head(bv, info, head_is_mask));
+	return owner ? inode_path(owner, &dev) : PATH_NONE;
+}
+
+/* what a bio's own pages say: a value past every enum bhp_path */
+#define BIO_OWNER 0xffu
+
+/* A write bio: the path of an O_DIRECT write call, none outside a write
+ * or writeback context, else BIO_OWNER. */
+static __always_inline __u32 bio_path(void)
+{
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
+	struct bhp_ctx *w = ctx_in(t, CTX_WRITE);
 
 	if (w && (w->flags & CTX_F_DIRECT))
 		return w->path;
-	if (!w && !bpf_map_lookup_elem(&wb_ctx, &id))
+	if (!w && !ctx_in(t, CTX_WB))
 		return PATH_NONE;
-	owner = bio_owner(bio, head_is_mask);
-	if (!owner)
-		return PATH_NONE;
-	return inode_path(owner, &dev);
+	return BIO_OWNER;
 }
 
 /* the zero row is too large for the BPF stack: a per-CPU scratch */
@@ -1068,37 +1332,43 @@ static __always_inline struct bhp_dev_stats *dev_row(struct bhp_dev_key *key)
 }
 
 /*
- * A read bio belongs to the path of the inode whose page cache it fills,
- * when a read call or read function is under way on the thread; an
- * O_DIRECT read's to the file read.
+ * A read bio belongs to the path of the inode whose page cache it fills
+ * (BIO_OWNER), when a read call or read function is under way on the
+ * thread; an O_DIRECT read's to the file read.
  */
-static __always_inline __u32 read_bio_path(struct bio *bio)
+static __always_inline __u32 read_bio_path(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx *c = bpf_map_lookup_elem(&read_ctx, &id);
-	struct inode *owner;
-	__u32 dev = 0;
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
+	struct bhp_ctx *c = ctx_in(t, CTX_READ);
 
 	if (!c) {
-		c = bpf_map_lookup_elem(&rcall_ctx, &id);
+		c = ctx_in(t, CTX_RCALL);
 		if (!c)
 			return PATH_NONE;
 		if (c->flags & CTX_F_DIRECT)
 			return c->path;
 	}
-	owner = bio_owner(bio, head_is_mask);
-	if (!owner)
-		return PATH_NONE;
-	return inode_path(owner, &dev);
+	return BIO_OWNER;
 }
+
+/*
+ * Of a pair of u64 counters in *obj, the write one (wf) or the read one
+ * (rf), by arithmetic on read (0 or 1) rather than a test: each test on
+ * read doubled the paths the verifier walked through the rest of the
+ * bio program, about 100 ms at every start.
+ */
+#define PICK(obj, read, wf, rf)                                            \
+	((__u64 *)((char *)(obj) + __builtin_offsetof(typeof(*(obj)), wf) + \
+		   (read) * (__builtin_offsetof(typeof(*(obj)), rf) -       \
+			     __builtin_offsetof(typeof(*(obj)), wf))))
 
 /*
  * One bio, write or read, on the device, its path and in all. A device
  * row keeps the read counters in the same shape right after the write
  * ones (bios, bytes, size slots).
  */
-static __always_inline void bio_account(struct bio *bio, __u32 dev,
-					__u32 size, bool read)
+static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
+					__u32 size, __u64 read)
 {
 	struct bhp_dev_key key = { .dev = dev };
 	struct bhp_global_stats *g = glob();
@@ -1107,28 +1377,32 @@ static __always_inline void bio_account(struct bio *bio, __u32 dev,
 	/* 64-bit: the 6.1 verifier loses the bound of a 32-bit index that
 	 * the compiler widens again after the test */
 	__u64 slot = bhp_log2(size);
-	__u64 *row, *slots;
+	__u64 *row;
 
 	if (g) {
-		*(read ? &g->read_bio_count : &g->bio_count) += 1;
-		*(read ? &g->read_bio_bytes : &g->bio_bytes) += size;
+		*PICK(g, read, bio_count, read_bio_count) += 1;
+		*PICK(g, read, bio_bytes, read_bio_bytes) += size;
 	}
-	key.path = read ? read_bio_path(bio) : bio_path(bio);
+	key.path = read ? read_bio_path() : bio_path();
+	/* one place for the owner's walk: its typed loads cost the verifier
+	 * dearly in every state that reaches them */
+	if (key.path == BIO_OWNER)
+		key.path = bio_owner_path(bv);
 	ds = dev_row(&key);
 	if (ds) {
-		row = read ? &ds->read_bios : &ds->bios;
-		slots = row + 2;
+		row = PICK(ds, read, bios, read_bios);
 		row[0]++;
 		row[1] += size;
 		if (slot < DEV_SIZE_SLOTS)
-			slots[slot]++;
+			row[2 + slot]++;
 	}
 	ps = key.path < NR_PATHS ? pstats(key.path) : NULL;
 	if (!ps)
 		return;
-	*(read ? &ps->read_bio_count : &ps->bio_count) += 1;
-	*(read ? &ps->read_bio_bytes : &ps->bio_bytes) += size;
-	hist_add(key.path, read ? HIST_READ_BIO_SIZE : HIST_BIO_SIZE, size);
+	*PICK(ps, read, bio_count, read_bio_count) += 1;
+	*PICK(ps, read, bio_bytes, read_bio_bytes) += size;
+	hist_add(key.path, HIST_BIO_SIZE +
+			   read * (HIST_READ_BIO_SIZE - HIST_BIO_SIZE), size);
 }
 
 SEC("?tp_btf/block_bio_queue")
@@ -1148,6 +1422,18 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	dev = bio->bi_bdev->bd_dev;
 	if (!dev_ok(dev))
 		return 0;
-	bio_account(bio, dev, size, op == REQ_OP_READ);
+	/* loaded once, here: each pointer loaded off the trusted bio costs
+	 * the verifier of 6.4 and later a name search through the kernel's
+	 * BTF, about 2 ms, in every state that reaches the load */
+	bio_account(bio->bi_io_vec, dev, size, op == REQ_OP_READ);
+	return 0;
+}
+
+/* ---- a thread's contexts go with it ---- */
+
+SEC("?tp_btf/sched_process_exit")
+int BPF_PROG(tp_thread_exit)
+{
+	thread_drop(bpf_get_current_pid_tgid());
 	return 0;
 }

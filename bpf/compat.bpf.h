@@ -80,48 +80,57 @@ struct page___v61 {
 	unsigned long compound_head;
 } __attribute__((preserve_access_index));
 
-static __always_inline struct page *page_head(struct page *pg,
+/* compound_head (compound_info): bit 0 set on a tail page */
+static __always_inline unsigned long page_info(struct page *pg)
+{
+	/* a union with lru: a plain load would be typed as a list_head * */
+	if (bpf_core_field_exists(((struct page___v72 *)0)->compound_info))
+		return BPF_CORE_READ((struct page___v72 *)pg, compound_info);
+	return BPF_CORE_READ((struct page___v61 *)pg, compound_head);
+}
+
+/* the head of the tail page bv holds, whose page_info() is info */
+static __always_inline struct page *tail_head(struct bio_vec *bv,
+					      unsigned long info,
 					      bool head_is_mask)
 {
-	unsigned long info;
+	unsigned long pg = 0;
 
-	/* a union with lru: a plain load would be typed as a list_head * */
-	if (bpf_core_field_exists(((struct page___v72 *)0)->compound_info)) {
-		info = BPF_CORE_READ((struct page___v72 *)pg, compound_info);
-		if (!(info & 1))
-			return pg;
-		if (head_is_mask)
-			return (struct page *)((unsigned long)pg & info);
-		return (struct page *)(info - 1);
+	if (head_is_mask &&
+	    bpf_core_field_exists(((struct page___v72 *)0)->compound_info)) {
+		/* the typed pointer as a number: pointer math is refused */
+		bpf_probe_read_kernel(&pg, sizeof(pg), &bv->bv_page);
+		return (struct page *)(pg & info);
 	}
-	info = BPF_CORE_READ((struct page___v61 *)pg, compound_head);
-	return info & 1 ? (struct page *)(info - 1) : pg;
+	return (struct page *)(info - 1);
 }
 
 /*
- * The inode whose page cache holds the first page of a bio, or NULL for
- * anonymous, slab or driver memory (O_DIRECT user buffers, XFS log,
- * journal copies). A slab page keeps its kmem_cache where a page keeps
- * its mapping, so a mapping only counts if its host's i_mapping points
- * back at it.
+ * The inode whose page cache holds a page, or NULL for anonymous, slab
+ * or driver memory (O_DIRECT user buffers, XFS log, journal copies). A
+ * slab page keeps its kmem_cache where a page keeps its mapping, and an
+ * anonymous or movable one tags its mapping in the low bits: either way
+ * the mapping's host does not point back at it. Two flavours: pg typed
+ * (tp_btf's own pointer, plain loads) or not (probe reads).
  */
-static __always_inline struct inode *bio_owner(struct bio *bio,
-					       bool head_is_mask)
+static __always_inline struct inode *page_owner_typed(struct page *pg)
 {
-	/* bio is tp_btf's typed argument: plain loads down to the page */
-	struct bio_vec *bv = bio->bi_io_vec;
+	struct address_space *mapping = pg->mapping;
 	struct inode *host;
-	struct page *pg;
-	unsigned long mapping;
 
-	if (!bv)
+	if (!mapping)
 		return NULL;
-	pg = bv->bv_page;
-	if (!pg)
+	host = mapping->host;
+	if (!host || host->i_mapping != mapping)
 		return NULL;
-	pg = page_head(pg, head_is_mask);
-	mapping = (unsigned long)BPF_CORE_READ(pg, mapping);
-	/* low bits tag anon, movable and KSM mappings */
+	return host;
+}
+
+static __always_inline struct inode *page_owner(struct page *pg)
+{
+	unsigned long mapping = (unsigned long)BPF_CORE_READ(pg, mapping);
+	struct inode *host;
+
 	if (!mapping || (mapping & 3))
 		return NULL;
 	host = BPF_CORE_READ((struct address_space *)mapping, host);
@@ -146,6 +155,32 @@ static __always_inline struct file *fd_to_file(unsigned long fd)
 		return NULL;
 	bpf_probe_read_kernel(&file, sizeof(file), &fdt->fd[fd]);
 	return file;
+}
+
+/*
+ * The raw syscall tracepoints (sys_enter, sys_exit) hand over the user
+ * registers as the architecture saved them: these are x86-64's, as is
+ * vmlinux.h. A 32-bit task's syscalls carry ia32 numbers; the classic
+ * syscall tracepoints ignore them (ARCH_TRACE_IGNORE_COMPAT_SYSCALLS),
+ * and so do we, by TS_COMPAT (arch/x86/include/asm/thread_info.h).
+ */
+#define BHP_TS_COMPAT 0x0002
+
+static __always_inline unsigned long syscall_arg0(struct pt_regs *regs)
+{
+	return regs->di;
+}
+
+static __always_inline long syscall_nr(struct pt_regs *regs)
+{
+	return regs->orig_ax;
+}
+
+static __always_inline bool in_compat_syscall(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->thread_info.status & BHP_TS_COMPAT;
 }
 
 /*

@@ -173,6 +173,23 @@ enum bhp_ctx_src {
 	SRC_MKWRITE_IOMAP,
 };
 
+/*
+ * Tracepoint mode: what a syscall stands in for, by number. Userspace
+ * fills the table (sys_class[] in the BPF object) from its own list, so
+ * a new syscall is one entry there; a new class is a value here and its
+ * case in the programs of its probe group.
+ */
+enum bhp_sys_class {
+	BHP_SYS_NONE = 0,
+	BHP_SYS_WRITE,		/* a write call: fd first */
+	BHP_SYS_SYNC_FD,	/* writeback of one file: fd first */
+	BHP_SYS_SYNC,		/* writeback of no one file: sync, msync */
+	BHP_SYS_READ,		/* a read call: fd first */
+};
+
+/* above every syscall number of x86-64 (x32's carry bit 30: ignored) */
+#define BHP_MAX_SYSCALL 1024
+
 #define CTX_F_DIRECT 0x1
 #define CTX_F_NOPATH 0x2	/* inode belongs to no path (tmpfs, ...) */
 
@@ -196,7 +213,29 @@ struct bhp_wb_entry {
 	bhp_u32 pad;
 };
 
+/*
+ * A thread's state, keyed by pid_tgid: one context of each kind (a kind
+ * nests with the others, not with itself: outermost wins) and the entry
+ * of its timed writeback function.
+ */
+enum bhp_ctx_kind {
+	CTX_WRITE,	/* write calls */
+	CTX_WB,		/* writeback passes: do_writepages, sync syscalls */
+	CTX_READ,	/* read_folio / readahead calls, timed */
+	CTX_RCALL,	/* the read call around them: O_DIRECT read bios */
+	CTX_MK,		/* page_mkwrite faults */
+	NR_CTX_KINDS,
+};
+
+struct bhp_thread {
+	struct bhp_ctx ctx[NR_CTX_KINDS];
+	struct bhp_wb_entry wb;
+};
+
 #define MAX_THREADS 16384
+
+/* -d: devices a run may be narrowed to (the BPF side scans them) */
+#define BHP_MAX_FILTER_DEVS 16
 #define MAX_FS_TYPES 64
 
 /* Linux's S_IFMT values; vmlinux.h carries no macros. */

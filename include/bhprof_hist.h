@@ -9,23 +9,34 @@
 
 #include "bhprof.h"
 
+/*
+ * 1 if v > c, else 0, for v and c below 2^63: the sign of c - v. A
+ * comparison would be a branch on BPF (it has no setcc), and five of
+ * them in a row, with the result used to index, made the verifier walk
+ * every combination: 32 paths from here on, in every program that
+ * keeps a histogram.
+ */
+#define BHP_GT(v, c) ((bhp_u32)(((bhp_u64)(c) - (v)) >> 63))
+
 static __always_inline bhp_u32 bhp_log2(bhp_u64 v)
 {
 	bhp_u32 r = 0, s;
 
-	s = (v > 0xFFFFFFFFULL) << 5;
+	if (v >> 63)
+		return 63;
+	s = BHP_GT(v, 0xFFFFFFFFULL) << 5;
 	v >>= s;
 	r |= s;
-	s = (v > 0xFFFF) << 4;
+	s = BHP_GT(v, 0xFFFF) << 4;
 	v >>= s;
 	r |= s;
-	s = (v > 0xFF) << 3;
+	s = BHP_GT(v, 0xFF) << 3;
 	v >>= s;
 	r |= s;
-	s = (v > 0xF) << 2;
+	s = BHP_GT(v, 0xF) << 2;
 	v >>= s;
 	r |= s;
-	s = (v > 0x3) << 1;
+	s = BHP_GT(v, 0x3) << 1;
 	v >>= s;
 	r |= s;
 	return r | (bhp_u32)(v >> 1);

@@ -38,17 +38,47 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_DIO_FALLBACK] = { "direct_write_fallback" },
 };
 
-/* The syscalls that stand in for write calls and writeback passes. */
-static const char *const write_syscalls[] = {
-	"write", "pwrite64", "writev", "pwritev", "pwritev2",
+/*
+ * The syscalls that stand in for write calls, writeback passes and read
+ * calls in tracepoint mode. The programs on raw_syscalls:sys_enter and
+ * sys_exit look each syscall's number up in this table (sys_class[] in
+ * the BPF object): another syscall is one more line, another class a
+ * value of enum bhp_sys_class and its case in its group's programs. The
+ * numbers are those of the architecture bhprof is built for, from its
+ * libc headers.
+ */
+static const struct sys_entry {
+	long nr;
+	enum bhp_sys_class cls;
+	const char *name;
+} sys_table[] = {
+	{ SYS_write, BHP_SYS_WRITE, "write" },
+	{ SYS_pwrite64, BHP_SYS_WRITE, "pwrite64" },
+	{ SYS_writev, BHP_SYS_WRITE, "writev" },
+	{ SYS_pwritev, BHP_SYS_WRITE, "pwritev" },
+	{ SYS_pwritev2, BHP_SYS_WRITE, "pwritev2" },
+	{ SYS_fsync, BHP_SYS_SYNC_FD, "fsync" },
+	{ SYS_fdatasync, BHP_SYS_SYNC_FD, "fdatasync" },
+	{ SYS_sync_file_range, BHP_SYS_SYNC_FD, "sync_file_range" },
+	{ SYS_syncfs, BHP_SYS_SYNC_FD, "syncfs" },
+	/* the last close of a block device writes it back */
+	{ SYS_close, BHP_SYS_SYNC_FD, "close" },
+	{ SYS_sync, BHP_SYS_SYNC, "sync" },
+	{ SYS_msync, BHP_SYS_SYNC, "msync" },
+	/* a read call's context attributes O_DIRECT read bios */
+	{ SYS_read, BHP_SYS_READ, "read" },
+	{ SYS_pread64, BHP_SYS_READ, "pread64" },
+	{ SYS_readv, BHP_SYS_READ, "readv" },
+	{ SYS_preadv, BHP_SYS_READ, "preadv" },
+	{ SYS_preadv2, BHP_SYS_READ, "preadv2" },
 };
-static const char *const sync_fd_syscalls[] = {
-	"fsync", "fdatasync", "sync_file_range", "syncfs", "close",
-};
-static const char *const sync_syscalls[] = { "sync", "msync" };
-/* ... and for read calls, whose context attributes O_DIRECT read bios */
-static const char *const read_syscalls[] = {
-	"read", "pread64", "readv", "preadv", "preadv2",
+
+/* the probe group whose figures a class of syscalls makes */
+static const enum bhp_group sys_class_group[] = {
+	[BHP_SYS_WRITE] = BHP_GROUP_WRITE,
+	[BHP_SYS_SYNC_FD] = BHP_GROUP_WB,
+	[BHP_SYS_SYNC] = BHP_GROUP_WB,
+	[BHP_SYS_READ] = BHP_GROUP_READ,
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -211,9 +241,37 @@ static bool group_present(const struct attach_plan *p, enum bhp_group g)
 	return false;
 }
 
+void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,
+			  size_t n)
+{
+	memset(cls, BHP_SYS_NONE, n);
+	for (size_t i = 0; i < ARRAY_LEN(sys_table); i++) {
+		enum bhp_group g = sys_class_group[sys_table[i].cls];
+
+		if (p->group_mode[g] != MODE_TRACEPOINT || p->failed[g])
+			continue;
+		if (sys_table[i].nr >= 0 && (size_t)sys_table[i].nr < n)
+			cls[sys_table[i].nr] = sys_table[i].cls;
+	}
+}
+
+/* "write/pwrite64/...": the syscalls of the classes in mask */
+static void sys_names(char *buf, size_t len, unsigned int mask)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < ARRAY_LEN(sys_table) && off < len; i++)
+		if (mask & (1u << sys_table[i].cls))
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? "/" : "", sys_table[i].name);
+}
+
 static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 {
-	bool classic = tracefs_ensure() == 0;
+	/* BTF-typed raw tracepoints: no tracefs needed */
+	bool classic = btf_has_tracepoint(btf, "sys_enter") &&
+		       btf_has_tracepoint(btf, "sys_exit");
 
 	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
 	p->tp_ok[BHP_GROUP_WRITE] = classic;
@@ -283,8 +341,8 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 	if (err == -EOPNOTSUPP)
 		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
 	else if (err)
-		fprintf(stderr, "bhprof: no tracepoints for the %s probes on "
-			"this kernel (is tracefs available?)\n", group_name(g));
+		fprintf(stderr, "bhprof: no tracepoints for the %s probes in "
+			"this kernel's BTF\n", group_name(g));
 	return err;
 }
 
@@ -309,14 +367,32 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 		p->bh_cs_hi = 0;
 }
 
-int attach_plan_make(struct attach_plan *p, enum attach_mode request,
-		     struct run_info *info, const struct btf *btf)
+struct ksyms *attach_ksyms_load(void)
 {
-	struct ksyms *ks = ksyms_load();
+	const char *want[NR_PROBES * 4];
+	size_t n = 0;
+
+	/* block_bio_queue is a tracepoint, in BTF: not a symbol to wait for */
+	for (int id = 0; id < NR_PROBES; id++) {
+		if (id == PROBE_BIO)
+			continue;
+		if (n)
+			want[n++] = NULL;
+		for (int c = 0; c < 3 && candidates[id][c]; c++)
+			want[n++] = candidates[id][c];
+	}
+	return ksyms_load(want, n);
+}
+
+int attach_plan_make(struct attach_plan *p, enum attach_mode request,
+		     struct run_info *info, const struct btf *btf,
+		     const struct ksyms *ks)
+{
 	int err = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->request = request;
+	p->sys_link_at = -1;
 	resolve(p, btf, ks);
 	plan_flags(p, btf, ks);
 	tracepoints_probe(p, btf);
@@ -328,7 +404,6 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
 			 "%s", p->func[id]);
 	}
-	ksyms_free(ks);
 	return err;
 }
 
@@ -348,7 +423,6 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 	} t[] = {
 		{ s->progs.tp_write_enter, BHP_GROUP_WRITE },
 		{ s->progs.tp_write_exit, BHP_GROUP_WRITE },
-		{ s->progs.tp_sync_fd_enter, BHP_GROUP_WB },
 		{ s->progs.tp_sync_enter, BHP_GROUP_WB },
 		{ s->progs.tp_sync_exit, BHP_GROUP_WB },
 		{ s->progs.tp_flush_enter, BHP_GROUP_WB },
@@ -443,9 +517,20 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	enum attach_mode m = MODE_TRACEPOINT;
 	enum bhp_group g;
 
+	/* the syscall programs every group shares: one per group instead */
+	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
+		return attach_plan_split_syscalls(p);
 	if (!is_tp_prog(s, prog, &g) && !is_func_prog(s, prog, &g, &m))
 		return -ENOENT;
 	return demote(p, g, m, bpf_program__name(prog), why);
+}
+
+int attach_plan_split_syscalls(struct attach_plan *p)
+{
+	if (p->sys_split)
+		return -EINVAL;
+	p->sys_split = true;
+	return BHP_GROUP_WRITE;
 }
 
 int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
@@ -459,18 +544,25 @@ int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
 	return demote(p, g, m, group_name(g), why);
 }
 
+static void autoload_sys(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	autoload(s->progs.tp_sys_enter, !p->sys_split);
+	autoload(s->progs.tp_sys_exit, !p->sys_split);
+}
+
 static void autoload_tracepoints(struct attach_plan *p,
 				 struct bhprof_bpf *s, enum bhp_group g)
 {
 	switch (g) {
 	case BHP_GROUP_WRITE:
-		autoload(s->progs.tp_write_enter, true);
-		autoload(s->progs.tp_write_exit, true);
+		autoload_sys(p, s);
+		autoload(s->progs.tp_write_enter, p->sys_split);
+		autoload(s->progs.tp_write_exit, p->sys_split);
 		break;
 	case BHP_GROUP_WB:
-		autoload(s->progs.tp_sync_fd_enter, true);
-		autoload(s->progs.tp_sync_enter, true);
-		autoload(s->progs.tp_sync_exit, true);
+		autoload_sys(p, s);
+		autoload(s->progs.tp_sync_enter, p->sys_split);
+		autoload(s->progs.tp_sync_exit, p->sys_split);
 		autoload(s->progs.tp_flush_enter, true);
 		autoload(s->progs.tp_flush_exit, true);
 		if (!p->absent[PROBE_WB_IOMAP])
@@ -483,8 +575,9 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload(s->progs.tp_bh_alloc, true);
 		break;
 	case BHP_GROUP_READ:
-		autoload(s->progs.tp_read_enter, true);
-		autoload(s->progs.tp_read_exit, true);
+		autoload_sys(p, s);
+		autoload(s->progs.tp_read_enter, p->sys_split);
+		autoload(s->progs.tp_read_exit, p->sys_split);
 		autoload(s->progs.tp_read_folio_added, p->read_tp_pages);
 		break;
 	default:
@@ -495,6 +588,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 {
 	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
+	autoload(s->progs.tp_thread_exit, true);
 	for (int id = 0; id < NR_PROBES; id++) {
 		enum attach_mode m = p->group_mode[probe_group_of(id)];
 		struct progs pr = probe_progs(s, id);
@@ -543,28 +637,33 @@ static int link_add(struct attach_plan *p, struct bpf_link *l)
 	return 0;
 }
 
-static int attach_syscalls(struct attach_plan *p, struct bpf_program *prog,
-			   const char *dir, const char *const *names,
-			   size_t n)
-{
-	char tp[64];
-	int err;
-
-	for (size_t i = 0; i < n; i++) {
-		snprintf(tp, sizeof(tp), "sys_%s_%s", dir, names[i]);
-		err = link_add(p, bpf_program__attach_tracepoint(
-					  prog, "syscalls", tp));
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int attach_prog(struct attach_plan *p, struct bpf_program *prog)
 {
 	if (!bpf_program__autoload(prog))
 		return 0;
 	return link_add(p, bpf_program__attach(prog));
+}
+
+/*
+ * The syscall programs of group g: the shared ones, attached once for
+ * every group, or its own after a split.
+ */
+static int attach_sys(struct attach_plan *p, struct bpf_program *enter,
+		      struct bpf_program *exit, struct bhprof_bpf *s)
+{
+	int mark = p->nr_links, err;
+
+	if (p->sys_split) {
+		err = attach_prog(p, enter);
+		return err ?: attach_prog(p, exit);
+	}
+	if (p->sys_link_at >= 0)
+		return 0;
+	err = attach_prog(p, s->progs.tp_sys_enter);
+	err = err ?: attach_prog(p, s->progs.tp_sys_exit);
+	if (!err)
+		p->sys_link_at = mark;
+	return err;
 }
 
 static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
@@ -574,26 +673,12 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 
 	switch (g) {
 	case BHP_GROUP_WRITE:
-		err = attach_syscalls(p, s->progs.tp_write_enter, "enter",
-				      write_syscalls, ARRAY_LEN(write_syscalls));
-		if (!err)
-			err = attach_syscalls(p, s->progs.tp_write_exit, "exit",
-					      write_syscalls,
-					      ARRAY_LEN(write_syscalls));
+		err = attach_sys(p, s->progs.tp_write_enter,
+				 s->progs.tp_write_exit, s);
 		break;
 	case BHP_GROUP_WB:
-		err = attach_syscalls(p, s->progs.tp_sync_fd_enter, "enter",
-				      sync_fd_syscalls,
-				      ARRAY_LEN(sync_fd_syscalls));
-		err = err ?: attach_syscalls(p, s->progs.tp_sync_enter, "enter",
-					     sync_syscalls,
-					     ARRAY_LEN(sync_syscalls));
-		err = err ?: attach_syscalls(p, s->progs.tp_sync_exit, "exit",
-					     sync_fd_syscalls,
-					     ARRAY_LEN(sync_fd_syscalls));
-		err = err ?: attach_syscalls(p, s->progs.tp_sync_exit, "exit",
-					     sync_syscalls,
-					     ARRAY_LEN(sync_syscalls));
+		err = attach_sys(p, s->progs.tp_sync_enter,
+				 s->progs.tp_sync_exit, s);
 		err = err ?: attach_prog(p, s->progs.tp_flush_enter);
 		err = err ?: attach_prog(p, s->progs.tp_flush_exit);
 		err = err ?: attach_prog(p, s->progs.tp_iomap_folio);
@@ -607,11 +692,8 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = attach_prog(p, s->progs.tp_bio_queue);
 		break;
 	case BHP_GROUP_READ:
-		err = attach_syscalls(p, s->progs.tp_read_enter, "enter",
-				      read_syscalls, ARRAY_LEN(read_syscalls));
-		err = err ?: attach_syscalls(p, s->progs.tp_read_exit, "exit",
-					     read_syscalls,
-					     ARRAY_LEN(read_syscalls));
+		err = attach_sys(p, s->progs.tp_read_enter,
+				 s->progs.tp_read_exit, s);
 		err = err ?: attach_prog(p, s->progs.tp_read_folio_added);
 		break;
 	default:
@@ -626,6 +708,8 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 {
 	if (m == MODE_FENTRY)
 		return bpf_program__attach(prog);
+	/* kernels without the kprobe PMU make them in tracefs */
+	tracefs_ensure();
 	return bpf_program__attach_kprobe(prog, ret, sym);
 }
 
@@ -663,6 +747,8 @@ static void links_truncate(struct attach_plan *p, int mark)
 {
 	while (p->nr_links > mark)
 		bpf_link__destroy(p->links[--p->nr_links]);
+	if (p->sys_link_at >= p->nr_links)
+		p->sys_link_at = -1;
 }
 
 #define DETACH_THREADS 8
@@ -746,30 +832,20 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 	}
 }
 
-static const char *tp_detail(enum probe_id id, const struct attach_plan *p)
+static const char *tp_fixed_detail(enum probe_id id,
+				   const struct attach_plan *p)
 {
 	switch (id) {
-	case PROBE_WRITE_BLKDEV:
-	case PROBE_WRITE_IOMAP:
-	case PROBE_WRITE_GENERIC:
-		return "syscalls:sys_{enter,exit}_{write,pwrite64,writev,"
-		       "pwritev,pwritev2}";
 	case PROBE_WB_BH:
 		return "writeback:wbc_writepage (pages only)";
 	case PROBE_WB_IOMAP:
 		return p->iomap_tp_new ? "iomap:iomap_writeback_folio (pages only)" :
 					 "iomap:iomap_writepage (pages only)";
-	case PROBE_WB_CTX:
-		return "syscalls fsync/fdatasync/sync_file_range/syncfs/close/"
-		       "sync/msync + writeback:writeback_single_inode";
 	case PROBE_BH_ALLOC:
 		return p->bh_cs_hi ? "kmem:kmem_cache_alloc (call site)" :
 				     "kmem:kmem_cache_alloc (cache name)";
 	case PROBE_BIO:
 		return "block:block_bio_queue (tp_btf)";
-	case PROBE_READ_BLKDEV:
-		return "syscalls:sys_{enter,exit}_{read,pread64,readv,preadv,"
-		       "preadv2} (context only)";
 	case PROBE_READ_BH_FOLIO:
 	case PROBE_READ_BH_RA:
 	case PROBE_READ_EXT4_FOLIO:
@@ -785,6 +861,48 @@ static const char *tp_detail(enum probe_id id, const struct attach_plan *p)
 	default:
 		return "";
 	}
+}
+
+static void tp_detail(enum probe_id id, const struct attach_plan *p,
+		      char *buf, size_t len)
+{
+	char names[128];
+
+	switch (id) {
+	case PROBE_WRITE_BLKDEV:
+	case PROBE_WRITE_IOMAP:
+	case PROBE_WRITE_GENERIC:
+		sys_names(names, sizeof(names), 1u << BHP_SYS_WRITE);
+		snprintf(buf, len, "raw_syscalls:sys_{enter,exit} for %s",
+			 names);
+		return;
+	case PROBE_WB_CTX:
+		sys_names(names, sizeof(names),
+			  1u << BHP_SYS_SYNC_FD | 1u << BHP_SYS_SYNC);
+		snprintf(buf, len, "raw_syscalls:sys_{enter,exit} for %s + "
+			 "writeback:writeback_single_inode", names);
+		return;
+	case PROBE_READ_BLKDEV:
+		sys_names(names, sizeof(names), 1u << BHP_SYS_READ);
+		snprintf(buf, len, "raw_syscalls:sys_{enter,exit} for %s "
+			 "(context only)", names);
+		return;
+	default:
+		snprintf(buf, len, "%s", tp_fixed_detail(id, p));
+	}
+}
+
+/* a tracepoint stand-in's detail, and why the group came to it */
+static void tp_state(enum probe_id id, const struct attach_plan *p,
+		     char *buf, size_t len)
+{
+	enum bhp_group g = probe_group_of(id);
+	size_t n;
+
+	tp_detail(id, p, buf, len);
+	n = strnlen(buf, len);
+	if (p->why[g][0])
+		snprintf(buf + n, len - n, "; %s", p->why[g]);
 }
 
 static void fill_states(const struct attach_plan *p, struct run_info *info)
@@ -805,9 +923,7 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 			snprintf(st->detail, sizeof(st->detail), "%s",
 				 p->why[g][0] ? p->why[g] : "not attached");
 		else if (st->mode == MODE_TRACEPOINT)
-			snprintf(st->detail, sizeof(st->detail), "%s%s%s",
-				 tp_detail(id, p), p->why[g][0] ? "; " : "",
-				 p->why[g]);
+			tp_state(id, p, st->detail, sizeof(st->detail));
 		else if (st->mode == MODE_KPROBE)
 			snprintf(st->detail, sizeof(st->detail), "%s%s%s",
 				 p->ksym[id], p->why[g][0] ? "; " : "",
@@ -839,6 +955,13 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 	char msg[sizeof(p->fail_why[0])];
 	int err;
 
+	/* every group's thread contexts are dropped when their thread exits:
+	 * without, they would only go stale, and a full map loses events */
+	err = attach_prog(p, s->progs.tp_thread_exit);
+	if (err)
+		fprintf(stderr, "bhprof: sched_process_exit: %s; the contexts "
+			"of exited threads stay until the maps are full\n",
+			strerror(-err));
 	for (int g = 0; g < BHP_NR_GROUPS; g++) {
 		int mark = p->nr_links;
 
@@ -875,4 +998,5 @@ fail:
 void attach_plan_detach(struct attach_plan *p)
 {
 	links_destroy_parallel(p);
+	p->sys_link_at = -1;
 }

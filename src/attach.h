@@ -9,6 +9,7 @@
 #define BHPROF_ATTACH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "snapshot.h"
 
@@ -38,9 +39,21 @@ struct attach_plan {
 	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	uint64_t bh_cs_lo, bh_cs_hi;
+	/* the syscall programs: one shared by every group on tracepoints,
+	 * or (sys_split) one per group once the kernel refused it */
+	bool sys_split;
+	int sys_link_at;	/* its links' index, -1 unattached */
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 };
+
+/* The tracepoint stand-ins' syscall table, by number (the BPF object's
+ * sys_class[]): the classes of the groups attached on tracepoints. */
+void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,
+			  size_t n);
+/* One syscall program per group from now on, as when the shared one was
+ * refused: >= 0 to load again, -EINVAL if split already. */
+int attach_plan_split_syscalls(struct attach_plan *p);
 
 /* does this thread hold what loading BPF tracing programs takes? */
 bool caps_ok(void);
@@ -53,8 +66,12 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 /* Resolves functions and picks a flavour per group. Prints one error
  * line and returns a negative errno if the requested mode cannot work. */
 struct btf;
+struct ksyms;
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,
-		     struct run_info *info, const struct btf *btf);
+		     struct run_info *info, const struct btf *btf,
+		     const struct ksyms *ks);
+/* kallsyms, with the names of every candidate function */
+struct ksyms *attach_ksyms_load(void);
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *skel);
 struct bpf_program;
 /* After a failed load: the group of prog, the program the kernel refused,

@@ -4,6 +4,7 @@
  * (attach.c), attaches and reads the maps into snapshots.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,34 @@
 #include "kernel.h"
 #include "bhprof.skel.h"
 
+/*
+ * bhprof's own cost comes from the kernel's BPF run-time statistics, on
+ * request only (--self-cost): while they are on, every BPF program on the
+ * machine pays two sched_clock() reads per run, in a KVM guest a pvclock
+ * read each, as much as a small program itself. Switching them is a
+ * static key patched into the code every program runs through, so it
+ * happens only while none of bhprof's runs: before they are attached and
+ * after they are detached. Switched every second to sample, with the
+ * programs running, they hung 6.1 guests of the QEMU matrix, both CPUs
+ * spinning in bpf_trace_run5().
+ */
+struct self_stats {
+	int fd;		/* the statistics are on while this is open */
+	uint64_t on_start, base_ns, base_runs;
+	uint64_t ns, runs, on_ns;	/* once switched off */
+};
+
 struct collector {
 	struct bhprof_bpf *skel;
-	int stats_fd;	/* holds BPF run-time statistics on while open */
+	struct self_stats self;
 	struct attach_plan plan;
 	int nr_cpus;
 	void *percpu;	/* scratch for one per-CPU value */
 };
 
 static bool verbose;
+
+static void self_stats_on(struct collector *c);
 
 /* libbpf's warnings during a load, to find the program it refused */
 static struct {
@@ -75,16 +95,10 @@ static const struct {
 static int fill_maps(struct collector *c, const struct collector_opts *o)
 {
 	int fs_fd = bpf_map__fd(c->skel->maps.fs_paths);
-	int dev_fd = bpf_map__fd(c->skel->maps.dev_filter);
-	uint8_t one = 1;
 
 	for (size_t i = 0; i < sizeof(fs_table) / sizeof(fs_table[0]); i++)
 		if (bpf_map_update_elem(fs_fd, &fs_table[i].magic,
 					&fs_table[i].path, BPF_ANY))
-			return -errno;
-	for (uint32_t i = 0; i < o->nr_filter_devs; i++)
-		if (bpf_map_update_elem(dev_fd, &o->filter_devs[i], &one,
-					BPF_ANY))
 			return -errno;
 	return 0;
 }
@@ -97,7 +111,9 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 
 	r->bdev_path = p->kernel_has_bh ? PATH_BH : PATH_IOMAP;
 	r->filter_tgid = o->filter_pid;
-	r->filter_dev = o->nr_filter_devs > 0;
+	r->nr_filter_devs = o->nr_filter_devs;
+	memcpy((void *)r->filter_devs, o->filter_devs,
+	       o->nr_filter_devs * sizeof(r->filter_devs[0]));
 	r->bh_cs_lo = p->bh_cs_lo;
 	r->bh_cs_hi = p->bh_cs_hi;
 	r->iomap_wp_wpc_only = p->iomap_wp_wpc_only;
@@ -232,6 +248,10 @@ static int refused_group(struct collector *c, const struct collector_opts *o)
 	}
 	c->skel = keep;
 	free(one);
+	/* the shared syscall programs carry every group's code: once one
+	 * group is refused, each group has programs of its own */
+	if (found >= 0 && attach_plan_split_syscalls(&c->plan) >= 0)
+		found = BHP_NR_GROUPS;
 	return found;
 }
 
@@ -267,7 +287,7 @@ static int load_object(struct collector *c, const struct collector_opts *o)
 			g = attach_plan_demote(&c->plan, c->skel, prog, why);
 		} else {
 			g = refused_group(c, o);
-			if (g >= 0)
+			if (g >= 0 && g < BHP_NR_GROUPS)
 				g = attach_plan_demote_group(&c->plan, g, why);
 		}
 		if (g < 0) {
@@ -299,15 +319,45 @@ static void report_lost(const struct run_info *info)
 	}
 }
 
+/* kallsyms, read on a thread of its own while the BTF is parsed */
+struct ksyms_reader {
+	pthread_t thread;
+	bool started;
+	struct ksyms *ks;
+};
+
+static void *ksyms_read(void *arg)
+{
+	struct ksyms_reader *r = arg;
+
+	r->ks = attach_ksyms_load();
+	return NULL;
+}
+
+static struct ksyms *ksyms_wait(struct ksyms_reader *r)
+{
+	if (r->started) {
+		pthread_join(r->thread, NULL);
+		r->started = false;
+	}
+	return r->ks;
+}
+
 int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out)
 {
+	struct ksyms_reader kr = {};
 	struct btf *btf = NULL;
 	struct collector *c;
 	int err;
 
 	verbose = o->verbose;
 	libbpf_set_print(libbpf_print);
+	/* the two slow reads of start-up, /proc/kallsyms and the kernel's
+	 * BTF, side by side */
+	kr.started = !pthread_create(&kr.thread, NULL, ksyms_read, &kr);
+	if (!kr.started)
+		kr.ks = attach_ksyms_load();
 	btf = kernel_btf();
 	kernel_facts(info, btf);
 	err = check_privileges();
@@ -317,14 +367,19 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto out;
-	c->stats_fd = -1;
+	c->self.fd = -1;
 	c->nr_cpus = libbpf_num_possible_cpus();
 	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist));
 	if (!c->percpu)
 		goto fail;
-	err = attach_plan_make(&c->plan, o->mode, info, btf);
+	err = attach_plan_make(&c->plan, o->mode, info, btf, ksyms_wait(&kr));
 	if (err)
 		goto fail;
+	/* libbpf parses its own copy for the load: not both at once */
+	btf__free(btf);
+	btf = NULL;
+	ksyms_free(kr.ks);
+	kr.ks = NULL;
 	err = load_object(c, o);
 	if (err)
 		goto fail;
@@ -334,17 +389,21 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 			strerror(-err));
 		goto fail;
 	}
+	if (o->self_cost)
+		self_stats_on(c);
 	err = attach_plan_attach(&c->plan, c->skel, info);
 	if (err)
 		goto fail;
+	/* the syscall stand-ins start to count only now */
+	attach_plan_syscalls(&c->plan, c->skel->bss->sys_class,
+			     sizeof(c->skel->bss->sys_class));
 	report_lost(info);
-	/* as bpftop does: the kernel counts only while someone asks */
-	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	*out = c;
 	goto out;
 fail:
 	collector_close(c);
 out:
+	ksyms_free(ksyms_wait(&kr));
 	btf__free(btf);
 	return err;
 }
@@ -419,17 +478,69 @@ static void progs_info(struct collector *c, struct bpf_prog_info *sum)
 	}
 }
 
-/* Run time and runs of every loaded program, for the cost line. */
-static void read_self(struct collector *c, struct snapshot *s)
+static uint64_t mono_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* as bpftop does: the kernel counts only while someone holds this fd */
+static void self_stats_on(struct collector *c)
+{
+	struct self_stats *st = &c->self;
 	struct bpf_prog_info sum;
 
-	s->self_ns = s->self_runs = 0;
-	if (c->stats_fd < 0)
+	st->fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (st->fd < 0) {
+		fprintf(stderr, "bhprof: --self-cost: the kernel's BPF "
+			"statistics cannot be switched on: %s\n",
+			strerror(errno));
 		return;
+	}
+	st->on_start = mono_ns();
 	progs_info(c, &sum);
-	s->self_ns = sum.run_time_ns;
-	s->self_runs = sum.run_cnt;
+	st->base_ns = sum.run_time_ns;
+	st->base_runs = sum.run_cnt;
+}
+
+/* what the statistics counted since they were switched on, and for how
+ * long */
+static void self_since_on(struct collector *c, uint64_t *ns, uint64_t *runs,
+			  uint64_t *on_ns)
+{
+	struct self_stats *st = &c->self;
+	struct bpf_prog_info sum;
+
+	progs_info(c, &sum);
+	*ns = sum.run_time_ns - st->base_ns;
+	*runs = sum.run_cnt - st->base_runs;
+	*on_ns = mono_ns() - st->on_start;
+}
+
+static void self_stats_off(struct collector *c)
+{
+	struct self_stats *st = &c->self;
+
+	if (st->fd < 0)
+		return;
+	self_since_on(c, &st->ns, &st->runs, &st->on_ns);
+	close(st->fd);
+	st->fd = -1;
+}
+
+/* Run time and runs of bhprof's programs since --self-cost had the
+ * statistics switched on, and for how long; all 0 without. */
+static void read_self(struct collector *c, struct snapshot *s)
+{
+	struct self_stats *st = &c->self;
+
+	s->self_ns = st->ns;
+	s->self_runs = st->runs;
+	s->self_on_ns = st->on_ns;
+	if (st->fd >= 0)
+		self_since_on(c, &s->self_ns, &s->self_runs, &s->self_on_ns);
 }
 
 uint64_t collector_missed(struct collector *c)
@@ -489,8 +600,7 @@ void collector_close(struct collector *c)
 	if (!c)
 		return;
 	attach_plan_detach(&c->plan);
-	if (c->stats_fd >= 0)
-		close(c->stats_fd);
+	self_stats_off(c);
 	bhprof_bpf__destroy(c->skel);
 	free(c->percpu);
 	free(c);

@@ -16,6 +16,7 @@ struct collector_opts {
 	uint32_t filter_devs[MAX_FILTER_DEVS];
 	uint32_t filter_pid;
 	bool verbose;		/* libbpf debug output */
+	bool self_cost;		/* the kernel's BPF statistics on (--self-cost) */
 };
 
 struct collector;

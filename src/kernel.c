@@ -74,33 +74,94 @@ static int ksyms_push(struct ksyms *k, size_t *cap, uint64_t addr,
 		k->syms = n;
 	}
 	k->syms[k->nr].addr = addr;
-	k->syms[k->nr].name = strdup(name);
-	if (!k->syms[k->nr].name)
+	k->syms[k->nr].name = name ? strdup(name) : NULL;
+	if (name && !k->syms[k->nr].name)
 		return -ENOMEM;
 	k->nr++;
 	return 0;
 }
 
-struct ksyms *ksyms_load(void)
+/*
+ * want: groups of names separated by NULL. Returns the group of a name
+ * that is one of them exactly (*exact) or with a compiler's suffix
+ * (name.isra.0), else -1.
+ */
+static int ksym_wanted(const char *name, const char *const *want,
+		       size_t nr_want, bool *exact)
+{
+	int group = 0;
+
+	for (size_t i = 0; i < nr_want; i++) {
+		size_t n;
+
+		if (!want[i]) {
+			group++;
+			continue;
+		}
+		n = strlen(want[i]);
+		if (!strncmp(name, want[i], n) && (!name[n] || name[n] == '.')) {
+			*exact = !name[n];
+			return group;
+		}
+	}
+	return -1;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * Every text symbol's address, but the names of the wanted ones only:
+ * /proc/kallsyms has over 100,000 lines, and sscanf() and a strdup()
+ * for each took longer than the kernel takes to print them. The kernel
+ * prints them in address order, and printing is most of the cost: once
+ * every group has a name found exactly, and a symbol past the last of
+ * them bounds its body, the rest is not read.
+ */
+struct ksyms *ksyms_load(const char *const *want, size_t nr_want)
 {
 	struct ksyms *k = calloc(1, sizeof(*k));
-	char line[512], name[256], type;
-	unsigned long long addr;
+	uint64_t addr, last_found = 0, found = 0, all = 0;
+	char line[512], *p, *name;
 	size_t cap = 0;
+	bool exact;
 	FILE *f;
+	int d, g;
 
 	if (!k)
 		return NULL;
+	for (size_t i = 0, n = 0; i <= nr_want; i++)
+		if (i == nr_want || !want[i])
+			all |= 1ULL << n++;
 	f = fopen("/proc/kallsyms", "r");
 	if (!f)
 		return k;
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+		addr = 0;
+		for (p = line; (d = hexval(*p)) >= 0; p++)
+			addr = addr << 4 | d;
+		/* "ADDR T name[\t[module]]": text symbols only, they bound
+		 * alloc_buffer_head's body */
+		if (p[0] != ' ' || (p[1] != 't' && p[1] != 'T') || p[2] != ' ')
 			continue;
-		/* text symbols only: they bound alloc_buffer_head's body */
-		if (type != 't' && type != 'T')
-			continue;
-		if (ksyms_push(k, &cap, addr, name))
+		name = p + 3;
+		name[strcspn(name, " \t\n")] = 0;
+		g = ksym_wanted(name, want, nr_want, &exact);
+		if (g >= 0 && exact) {
+			found |= 1ULL << g;
+			if (addr > last_found)
+				last_found = addr;
+		}
+		if (ksyms_push(k, &cap, addr, g >= 0 ? name : NULL))
+			break;
+		/* kptr_restrict shows every address as 0: no bound to wait for */
+		if (found == all && (addr > last_found || !addr))
 			break;
 	}
 	fclose(f);
@@ -121,7 +182,7 @@ void ksyms_free(struct ksyms *k)
 uint64_t ksyms_addr(const struct ksyms *k, const char *name, uint64_t *next)
 {
 	for (size_t i = 0; k && i < k->nr; i++) {
-		if (strcmp(k->syms[i].name, name))
+		if (!k->syms[i].name || strcmp(k->syms[i].name, name))
 			continue;
 		/* kptr_restrict shows every address as zero */
 		if (!k->syms[i].addr)
@@ -146,7 +207,7 @@ const char *ksyms_func(const struct ksyms *k, const char *name)
 	for (size_t i = 0; k && i < k->nr; i++) {
 		const char *s = k->syms[i].name;
 
-		if (strncmp(s, name, n))
+		if (!s || strncmp(s, name, n))
 			continue;
 		if (!s[n])
 			return s;

@@ -14,7 +14,11 @@ struct btf;
 int kconfig_value(const char *name);
 
 struct ksyms;
-struct ksyms *ksyms_load(void);
+/* kallsyms' text symbols; only names in want (or with a compiler's
+ * suffix, name.isra.0) keep their name. want holds groups of names
+ * (one function's names over time) separated by NULL; reading stops
+ * once every group has a name, and the symbol after the last. */
+struct ksyms *ksyms_load(const char *const *want, size_t nr_want);
 void ksyms_free(struct ksyms *k);
 /* address of a text symbol and of the next one; 0 if unknown */
 uint64_t ksyms_addr(const struct ksyms *k, const char *name,

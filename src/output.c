@@ -256,13 +256,22 @@ static void devices_json(struct json *j, const struct run_info *info,
 static void overhead_json(struct json *j, const struct summary *s)
 {
 	json_obj_open(j, "overhead");
-	json_u64(j, "runs", s->self_runs);
-	json_u64(j, "run_ns", s->self_ns);
+	/* how long the statistics counted: 0 without --self-cost, and then
+	 * the figures are unknown, not zero */
+	json_double(j, "measured_s", s->self_on_secs);
+	if (s->self_on_secs > 0) {
+		json_u64(j, "runs", s->self_runs);
+		json_u64(j, "run_ns", s->self_ns);
+		json_double(j, "cpu_pct", s->self_ns / s->self_on_secs / 1e7);
+	} else {
+		json_null(j, "runs");
+		json_null(j, "run_ns");
+		json_null(j, "cpu_pct");
+	}
 	if (s->self_runs)
 		json_double(j, "ns_per_run", (double)s->self_ns / s->self_runs);
 	else
 		json_null(j, "ns_per_run");
-	json_double(j, "cpu_pct", s->secs > 0 ? s->self_ns / s->secs / 1e7 : 0);
 	json_obj_close(j);
 }
 
@@ -538,11 +547,11 @@ static void footer_text(FILE *f, const struct run_info *info,
 	if (!wb_seen && figure_known(info, PATH_BH, FIG_WB_PAGES))
 		fprintf(f, "writeback calls and latency: not visible to "
 			"tracepoints (see README)\n");
-	if (s->self_runs)
+	if (s->self_runs && s->self_on_secs > 0)
 		fprintf(f, "bhprof's own cost: %llu program runs, %.0f ns each, "
 			"%.3f%% of one CPU\n", (unsigned long long)s->self_runs,
 			(double)s->self_ns / s->self_runs,
-			s->secs > 0 ? s->self_ns / s->secs / 1e7 : 0);
+			s->self_ns / s->self_on_secs / 1e7);
 	if (s->glob.ctx_lost)
 		fprintf(f, "lost: %llu events not attributed (context map full)\n",
 			(unsigned long long)s->glob.ctx_lost);

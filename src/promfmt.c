@@ -435,6 +435,9 @@ static void self_metrics(struct prom *p, const struct summary *s)
 	family(p, "bhprof_lost_events", FAM_COUNTER, NULL,
 	       "Events not attributed because a per-thread context map was full.");
 	counter_u64(p, "bhprof_lost_events", NULL, s->glob.ctx_lost);
+	/* measured with --self-cost only: absent rather than 0 without */
+	if (s->self_on_secs <= 0)
+		return;
 	family(p, "bhprof_bpf_run_seconds", FAM_COUNTER, "seconds",
 	       "Run time of bhprof's BPF programs (kernel BPF statistics).");
 	sample_f(p, "bhprof_bpf_run_seconds", "_total", NULL,

@@ -70,7 +70,7 @@ static int add_device(struct collector_opts *c, const char *s)
 
 enum {
 	OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_FORCE,
-	OPT_CMD_AS_ROOT, OPT_LISTEN, OPT_TEXTFILE,
+	OPT_CMD_AS_ROOT, OPT_LISTEN, OPT_TEXTFILE, OPT_SELF_COST,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +86,7 @@ static const struct option long_opts[] = {
 	{ "cmd-as-root", no_argument, NULL, OPT_CMD_AS_ROOT },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "self-cost", no_argument, NULL, OPT_SELF_COST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -104,6 +105,8 @@ static bool allowed_opt(int c, unsigned int allowed)
 	case OPT_LISTEN:
 	case OPT_TEXTFILE:
 		return allowed & RUN_OPT_SERVE;
+	case OPT_SELF_COST:
+		return allowed & RUN_OPT_SELF_COST;
 	default:
 		return true;
 	}
@@ -148,6 +151,9 @@ static int parse_one(int c, struct run_opts *o)
 		return 0;
 	case OPT_TEXTFILE:
 		o->textfile = optarg;
+		return 0;
+	case OPT_SELF_COST:
+		o->col.self_cost = true;
 		return 0;
 	case 'v':
 		o->col.verbose = true;

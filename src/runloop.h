@@ -32,6 +32,7 @@ struct run_opts {
 #define RUN_OPT_OUTPUT 0x2
 #define RUN_OPT_PLAIN 0x4
 #define RUN_OPT_SERVE 0x8	/* --listen, --textfile */
+#define RUN_OPT_SELF_COST 0x10	/* --self-cost */
 
 /* Returns 0, 1 when --help was printed, or -1 after an error line. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o,

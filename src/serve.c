@@ -55,7 +55,8 @@ static void serve_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof serve [--listen ADDR:PORT] [-d DEV]... [-p PID] [--attach MODE]\n"
-"                    [--textfile DIR [-i SEC]] [--duration SEC] [-v]\n"
+"                    [--textfile DIR [-i SEC]] [--duration SEC] [--self-cost]\n"
+"                    [-v]\n"
 "\n"
 "Export live per-path metrics to Prometheus: GET /metrics answers in the\n"
 "text format, or in OpenMetrics when the scraper's Accept header asks.\n"
@@ -73,6 +74,9 @@ static void serve_usage(FILE *f)
 "                       MAJ:MIN); may repeat\n"
 "  -p, --pid PID        only write calls and writeback of this process\n"
 "      --attach MODE    auto (default), fentry, kprobe or tracepoint\n"
+"      --self-cost      export bhprof's own BPF run time (the kernel's BPF\n"
+"                       statistics: every BPF program pays two clock\n"
+"                       reads per run meanwhile)\n"
 "  -v, --verbose        libbpf's own messages\n"
 "\n"
 "Exit status: 0 when stopped by a signal or the duration, 1 on errors,\n"
@@ -424,7 +428,8 @@ int cmd_serve(int argc, char **argv)
 	struct run_opts o;
 	int ret = 1, fd = -1, err;
 
-	err = run_opts_parse(argc, argv, &o, RUN_OPT_SERVE, serve_usage);
+	err = run_opts_parse(argc, argv, &o, RUN_OPT_SERVE | RUN_OPT_SELF_COST,
+			     serve_usage);
 	if (err)
 		return err > 0 ? 0 : 2;
 	if (check_usage(&o))

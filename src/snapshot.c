@@ -270,6 +270,7 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 		(const uint64_t *)b->hists, NR_U64(b->hists));
 	out->self_ns = b->self_ns - a->self_ns;
 	out->self_runs = b->self_runs - a->self_runs;
+	out->self_on_ns = b->self_on_ns - a->self_on_ns;
 	out->nr_devs = b->nr_devs;
 	for (uint32_t i = 0; i < b->nr_devs; i++) {
 		const struct dev_row *ra = dev_find(a, b->devs[i].dev,
@@ -294,6 +295,7 @@ void snapshot_add(struct snapshot *acc, const struct snapshot *d)
 	acc->ts_ns += d->ts_ns;
 	acc->self_ns += d->self_ns;
 	acc->self_runs += d->self_runs;
+	acc->self_on_ns += d->self_on_ns;
 	u64_add((uint64_t *)acc->paths, (const uint64_t *)d->paths,
 		NR_U64(d->paths));
 	u64_add((uint64_t *)&acc->glob, (const uint64_t *)&d->glob,

@@ -28,8 +28,9 @@ struct snapshot {
 	uint32_t nr_devs;
 	struct dev_row devs[MAX_SNAP_DEVS];
 	/* bhprof's own cost: its programs' run time and runs, from the
-	 * kernel's BPF statistics (zero where they cannot be enabled) */
-	uint64_t self_ns, self_runs;
+	 * kernel's BPF statistics, on for self_on_ns (--self-cost; zero
+	 * without, or where they cannot be enabled) */
+	uint64_t self_ns, self_runs, self_on_ns;
 };
 
 /* Logical probes; each resolves to one attach mode on a given kernel. */
@@ -74,7 +75,7 @@ struct probe_state {
 	char detail[256];	/* why absent / failed, or the tracepoint used */
 };
 
-#define MAX_FILTER_DEVS 16
+#define MAX_FILTER_DEVS BHP_MAX_FILTER_DEVS
 
 /* run_info.features: what the recording bhprof measured at all; a file
  * written before a feature lacks its figures, which are unknown, not 0 */

@@ -9,8 +9,8 @@ static void stat_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof stat [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
-"                   [--attach MODE] [--json] [--cmd-as-root] [-v]\n"
-"                   [-- CMD ARGS...]\n"
+"                   [--attach MODE] [--json] [--self-cost] [--cmd-as-root]\n"
+"                   [-v] [-- CMD ARGS...]\n"
 "\n"
 "Collect until the duration ends, CMD exits or SIGINT, then print a\n"
 "per-path (bh, iomap) summary: write calls, bytes, MiB/s, latency\n"
@@ -24,6 +24,9 @@ static void stat_usage(FILE *f)
 "  -p, --pid PID        only write calls and writeback of this process\n"
 "      --attach MODE    auto (default), fentry, kprobe or tracepoint\n"
 "      --json           one JSON object (schema in README.md)\n"
+"      --self-cost      measure bhprof's own programs with the kernel's\n"
+"                       BPF statistics (meanwhile every BPF program on\n"
+"                       the machine pays two clock reads per run)\n"
 "      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
 "                       sudo user)\n"
 "  -v, --verbose        libbpf's own messages, and how root was given up\n"
@@ -88,7 +91,8 @@ int cmd_stat(int argc, char **argv)
 	bool interim;
 	int ret = 1, err;
 
-	err = run_opts_parse(argc, argv, &o, RUN_OPT_JSON, stat_usage);
+	err = run_opts_parse(argc, argv, &o, RUN_OPT_JSON | RUN_OPT_SELF_COST,
+			     stat_usage);
 	if (err)
 		return err > 0 ? 0 : 2;
 	interim = !o.json && o.interval_set;

@@ -161,6 +161,14 @@ static void devs_summarize(const struct snapshot *d, double secs,
 	qsort(s->devs, s->nr_devs, sizeof(s->devs[0]), dev_cmp);
 }
 
+/* bhprof's own cost, where --self-cost had the statistics on */
+static void self_summarize(const struct snapshot *d, struct summary *out)
+{
+	out->self_on_secs = d->self_on_ns / 1e9;
+	out->self_ns = d->self_ns;
+	out->self_runs = d->self_runs;
+}
+
 void summarize(const struct snapshot *a, const struct snapshot *b,
 	       struct summary *out)
 {
@@ -174,7 +182,6 @@ void summarize(const struct snapshot *a, const struct snapshot *b,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_summarize(&d, p, out->secs, &out->path[p]);
 	out->glob = d.glob;
-	out->self_ns = d.self_ns;
-	out->self_runs = d.self_runs;
+	self_summarize(&d, out);
 	devs_summarize(&d, out->secs, out);
 }

@@ -51,6 +51,7 @@ struct dev_summary {
 struct summary {
 	double secs;
 	uint64_t self_ns, self_runs;	/* bhprof's programs: time, runs */
+	double self_on_secs;	/* ... counted this long (--self-cost) */
 	struct path_summary path[NR_PATHS];
 	struct bhp_global_stats glob;
 	uint32_t nr_devs;

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root collector
 
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
 MIB=16
 BYTES=$((MIB * 1048576))
 
@@ -100,6 +101,54 @@ check "json: all $nkeys documented keys are present" [ -z "$absent" ]
 [ -z "$absent" ] || echo "     missing: $absent"
 check "json: tracepoint mode gives null, not 0, for unseen writeback calls" \
 	[ "$(j '.attach.writeback_bh != "tracepoint" or .paths.bh.writeback.calls == null')" = true ]
+
+# --- the kernel's BPF statistics: on with --self-cost only. bpftool,
+# run as the command, reads what the kernel counted for bhprof's bio
+# program so far (the sysctl shows only its own setting, not an fd's).
+bio_runs() { jq '[.[] | select(.name == "tp_bio_queue") | .run_cnt // 0] | add // 0' "$WORK/progs.json"; }
+check "no --self-cost: own cost is null, not 0" \
+	[ "$(j '.overhead.runs == null and .overhead.cpu_pct == null and .overhead.measured_s == 0')" = true ]
+stat_run "$RAW" sh -c "dd if=/dev/zero of=$RAW bs=1M count=4 conv=fsync status=none; \
+	bpftool -j prog show >$WORK/progs.json"
+check "no --self-cost: the kernel counts no run of bhprof's programs" \
+	[ "$(bio_runs)" = 0 ]
+sync
+"$BHPROF" stat --json --self-cost -d "$(basename "$RAW")" -- sh -c \
+	"dd if=/dev/zero of=$RAW bs=1M count=4 conv=fsync status=none; \
+	bpftool -j prog show >$WORK/progs.json" \
+	>"$WORK/out.json" 2>"$WORK/err.txt"
+echo "     --self-cost: $(j .overhead.runs) runs, $(j .overhead.ns_per_run) ns each," \
+     "over $(j .overhead.measured_s) s; bpftool: $(bio_runs) bio program runs"
+check "--self-cost: the kernel counts the runs meanwhile" [ "$(bio_runs)" -gt 0 ]
+check "--self-cost: runs and time measured" \
+	[ "$(j '.overhead.runs > 0 and .overhead.run_ns > 0 and .overhead.measured_s > 0')" = true ]
+
+# --- a thread's context entries go when it exits: 200 writers, one after
+# another, leave none behind in the kernel's map (bpftool reads it while
+# bhprof still runs)
+stat_run "$RAW" sh -c "for i in \$(seq 200); do
+		dd if=/dev/zero of=$RAW bs=4k count=1 status=none
+	done
+	bpftool map dump name threads -j >$WORK/ctx.json"
+left=$(jq length "$WORK/ctx.json" 2>/dev/null)
+echo "     200 writer processes: $(j .paths.bh.write.calls) write calls," \
+     "${left:-?} context entries left"
+check "200 writer processes: 200 write calls on bh" [ "$(j .paths.bh.write.calls)" = 200 ]
+check "exited writers leave no context entry behind" [ "${left:-999}" -le 2 ]
+
+# --- more threads alive at once than the per-thread map holds (16384):
+# past half of it entries go when their last context closes, so none of
+# 17,000 writers is lost
+if cc -O2 -pthread "$REPO/tests/live/manythreads.c" -o "$WORK/manythreads" \
+	2>"$WORK/cc.err"; then
+	stat_run "$RAW" sh -c "$WORK/manythreads 17000 $RAW >&2"
+	echo "     17000 threads at once: $(j .paths.bh.write.calls) write calls," \
+	     "$(j .lost) lost"
+	check "17000 threads at once: every write call counted, none lost" \
+		[ "$(j '[.paths.bh.write.calls, .lost] == [17000, 0]')" = true ]
+else
+	bad "cannot build manythreads: $(head -c 300 "$WORK/cc.err")"
+fi
 
 # --- raw block device, O_DIRECT
 stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=64k count=64 oflag=direct status=none

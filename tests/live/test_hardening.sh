@@ -237,7 +237,8 @@ live_top sudo "$UID_U" sudo_bhprof
 serve_dropped() {
 	local tf=$WORK/tf pid i
 	mkdir -m 755 "$tf"
-	"$BHPROF" serve --textfile "$tf" -i 0.2 --duration 60 -d "$DEV" 2>/dev/null &
+	"$BHPROF" serve --textfile "$tf" -i 0.2 --duration 60 -d "$DEV" \
+		--self-cost 2>/dev/null &
 	PIDS+=($!)
 	for i in $(seq 100); do
 		pid=$(for p in $(pgrep -f -- "--textfile $tf"); do

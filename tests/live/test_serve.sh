@@ -41,7 +41,7 @@ sync
 blockdev --flushbufs "$RAW"
 raw0=$(diskstats_bytes "$RAW")
 xfs0=$(diskstats_bytes "$XFS")
-"$BHPROF" serve --listen 127.0.0.1:0 -d "$RAWN" -d "$XFSN" \
+"$BHPROF" serve --listen 127.0.0.1:0 -d "$RAWN" -d "$XFSN" --self-cost \
 	--textfile "$WORK/tf" -i 0.1 --duration 300 2>"$WORK/serve.err" &
 SERVE_PID=$!
 for _ in $(seq 100); do
@@ -334,6 +334,8 @@ else
 		grep -q 'attach_write_blkdev="failed"' "$WORK/fault.prom"
 	check "lost group: no write call series" \
 		[ "$(grep -c '^bhprof_write_' "$WORK/fault.prom")" = 0 ]
+	check "without --self-cost: no own-cost series, not zeros" \
+		[ "$(grep -c '^bhprof_bpf_run' "$WORK/fault.prom")" = 0 ]
 	got=$(awk -v d="$RAWN" '$1 == "bhprof_device_bio_bytes_total{device=\"" d "\",path=\"unknown\"}" { print $2 }' \
 		"$WORK/fault.prom")
 	check "lost group: device bytes whole under path=unknown ($got, diskstats $ds)" \

@@ -145,6 +145,10 @@ def nz: . // 0;
 
 def op: .op // "write";
 def kp($f): $kp[$f] // 0;
+# bhprof counted got of the kernel'"'"'s want: all of them, or short by no
+# more than the runs of its programs the kernel said it skipped (kprobe
+# programs are, while another BPF program holds the CPU)
+def short_ok($got; $want): $got <= $want and $got >= $want - $skipped;
 # the kernel'"'"'s own count of a path'"'"'s read and page_mkwrite calls
 def kread($p): if $p == "bh" then kp("block_read_full_folio") + kp("mpage_readahead") + kp("ext4_read_folio") + kp("ext4_readahead")
                else kp("iomap_read_folio") + kp("iomap_readahead") end;
@@ -187,7 +191,7 @@ $stat as $s |
         ref_count: ($ref.r[$w.dev].count // 0), ref_bytes: ($ref.r[$w.dev].bytes // 0) } ],
     trace_overrun: $ref.overrun,
     mmap: ($ws | any(op == "mmap")), racy: ($ws | any(.racer)),
-    ref: { bh: $ref.bh, kp: $kp },
+    ref: { bh: $ref.bh, kp: $kp }, skipped: $skipped,
     expected: $exp, rexpected: $rexp
   }
 } as $r |
@@ -303,7 +307,7 @@ $r + { checks: (
            chk("\($p) read calls unseen"; ($g.read.calls == null and $g.read.lat_ns == null);
                "tracepoint mode: read calls=\($g.read.calls), lat_ns=\($g.read.lat_ns | tojson)")
          else
-           chk("\($p) read calls vs kernel"; ($g.read.calls == kread($p) and ($e.buffered == 0 or $g.read.calls > 0)
+           chk("\($p) read calls vs kernel"; (short_ok($g.read.calls; kread($p)) and ($e.buffered == 0 or $g.read.calls > 0)
                 and $g.read.lat_ns.count == $g.read.calls);
                "bhprof \($g.read.calls) calls (\($g.read.lat_ns.count) latencies, p50 \($g.read.lat_ns.p50) ns), kernel kprobes \(kread($p))")
          end)
@@ -314,7 +318,7 @@ $r + { checks: (
         chk("\($p) mkwrite unseen"; ($g.mkwrite.calls == null and $g.mkwrite.lat_ns == null);
             "tracepoint mode: mkwrite calls=\($g.mkwrite.calls)")
       else
-        chk("\($p) mkwrite vs kernel"; ($g.mkwrite.calls == kmkwrite($p) and $g.mkwrite.calls > 0 and $g.mkwrite.lat_ns.count == $g.mkwrite.calls);
+        chk("\($p) mkwrite vs kernel"; (short_ok($g.mkwrite.calls; kmkwrite($p)) and $g.mkwrite.calls > 0 and $g.mkwrite.lat_ns.count == $g.mkwrite.calls);
             "bhprof \($g.mkwrite.calls) page_mkwrite (\($g.mkwrite.lat_ns.count) latencies, p50 \($g.mkwrite.lat_ns.p50) ns), kernel kprobes \(kmkwrite($p))")
       end ]
   # ---- direct-write fallback: absent before 6.6 (unless backported),
@@ -327,7 +331,7 @@ $r + { checks: (
         chk("fallback unseen"; ($f | all(.calls == null)); "tracepoint mode: calls \($f | map(.calls) | tojson)")
       else
         ($f | map(.calls) | add) as $n | ($f | map(.bytes) | add) as $b |
-        chk("fallback vs kernel"; ($n == kp("direct_write_fallback") and $b == $n * 4096);
+        chk("fallback vs kernel"; (short_ok($n; kp("direct_write_fallback")) and $b == $n * 4096);
             "bhprof \($n) fallbacks of \($b) B, kernel kprobe direct_write_fallback \(kp("direct_write_fallback"))")
       end,
       (select($s.attach.dio_fallback != "absent") |
@@ -392,8 +396,12 @@ for mode in $VM_MODES; do
 		[ -f "$d/bio-trace.txt" ] && ref=$(trace_json "$d/bio-trace.txt" "$d/trace-stats.txt" $bht)
 		kprobes='{}'
 		[ -f "$d/kprobe-profile.txt" ] && kprobes=$(kp_json "$d/kprobe-profile.txt")
+		# bhprof's own warning of runs the kernel skipped
+		skipped=$(sed -n 's/.*the kernel skipped \([0-9]*\) runs.*/\1/p' \
+			"$d/stat.err" 2>/dev/null | tail -n 1)
 		jq -n --arg mode "$mode" --arg scen "$s" --argjson rc "$rc" \
 			--argjson ref "$ref" --argjson kp "$kprobes" \
+			--argjson skipped "${skipped:-0}" \
 			--argjson bh "$K_BH" --arg bhwb "$K_BH_WB" --argjson stat "$stat" \
 			--argjson folio_wb "$folio_wb" \
 			--argjson writers "$writers" --argjson dsb "$dsb" \
@@ -427,7 +435,8 @@ done
 CROSS_JQ='
 # metric NAME VALUE REFERENCE: REFERENCE is the kernel'"'"'s own count of the
 # same run (tracefs), or null where there is none
-def metric($n; f; r): { name: $n, vals: map({ mode: .mode, v: (.figures | f), r: (.figures | r) }) };
+def metric($n; f; r): { name: $n, vals: map({ mode: .mode, v: (.figures | f), r: (.figures | r),
+                                                s: (.figures.skipped // 0) }) };
 def metric($n; f): metric($n; f; null);
 map(select(.figures.paths != {})) | select(length > 1) |
 # page_mkwrite, and the reads of the faults that precede it, are
@@ -464,12 +473,14 @@ select(($racy | not) or ((.vals | all(.r != null)) and .name != "bh allocations"
 .vals |= map(select(.v != null)) | select(.vals | length > 1) |
 ([.vals[].v] | unique | length == 1) as $same |
 # When the kernel itself did not do the same thing in every run (its own
-# trace says so), what must not change is bhprof minus the kernel.
-(.vals | all(.r != null) and ([.[] | .v - .r] | unique | length == 1)) as $same_vs_kernel |
+# trace says so), what must not change is bhprof minus the kernel, but
+# for the runs of its programs the kernel said it skipped (.s).
+(.vals | if all(.r != null) then ((map(.v - .r) | max) as $c | all(.v - .r >= $c - .s))
+         else false end) as $same_vs_kernel |
 { name: "same across modes: \(.name)", ok: ($same or $same_vs_kernel),
   detail: (([.vals[] | "\(.mode)=\(.v)"] | join(" "))
     + (if $same or ($same_vs_kernel | not) then ""
-       else "; NOTE the kernel differed between runs (tracefs: \([.vals[] | "\(.mode)=\(.r)"] | join(" "))), bhprof minus kernel is \(.vals[0].v - .vals[0].r) in every mode" end)
+       else "; NOTE the kernel differed between runs (tracefs: \([.vals[] | "\(.mode)=\(.r)"] | join(" "))), bhprof minus kernel: \([.vals[] | "\(.mode)=\(.v - .r)\(if .s > 0 then " (\(.s) runs skipped)" else "" end)"] | join(" "))" end)
     + (if ($same or $same_vs_kernel) | not then
          (if .vals | all(.r != null) then "; kernel: \([.vals[] | "\(.mode)=\(.r)"] | join(" "))" else "" end)
        else "" end)) }
@@ -489,6 +500,33 @@ for s in $VM_SCENARIOS; do
 		[ -n "$r" ] && record "$r" all "$s" "$n" "$det"
 	done <<< "$cross"
 done
+
+# ---- per-write cost of each mode (figures, not checks) -----------------
+# cost.tsv: kernel, mode, rounds, the ratio of the mode's least CPU time
+# over its rounds to bare's least, and the extra CPU microseconds per
+# write call between the two. The least of each: under TCG the guest's
+# CPU time also counts the time its host thread waited for a host CPU,
+# which only ever adds.
+cost=$out/cost.tsv
+: > "$cost"
+least_cpu() { # least_cpu MODE: "cpu_s calls" of its quickest round
+	for f in "$res"/cost/"$1".*.json; do
+		[ -f "$f" ] && grep -h '^{"op"' "$f" | jq -r '"\(.cpu_s) \(.calls)"'
+	done 2>/dev/null | sort -g | head -n 1
+}
+if [ -d "$res/cost" ]; then
+	read -r bare_cpu _ <<<"$(least_cpu bare)"
+	for mode in $VM_MODES; do
+		read -r cpu calls <<<"$(least_cpu "$mode")"
+		[ -n "$cpu" ] && [ -n "$bare_cpu" ] && [ "${calls:-0}" -gt 0 ] ||
+			continue
+		n=$(ls "$res"/cost/"$mode".*.json 2>/dev/null | wc -l)
+		awk -v k="$kname" -v m="$mode" -v n="$n" -v c="$cpu" \
+		    -v b="$bare_cpu" -v w="$calls" 'BEGIN {
+			if (b > 0) printf "%s\t%s\t%d\t%.2f\t%.1f\n",
+				k, m, n, c / b, (c - b) * 1e6 / w }' >> "$cost"
+	done
+fi
 
 awk -F'\t' '$1 == "FAIL"' "$checks"
 ! grep -q '^FAIL' "$checks"

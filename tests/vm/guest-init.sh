@@ -286,4 +286,35 @@ for mode in $VM_MODES; do
 	done
 done
 
+# What each mode costs a writer, per write call: the same 4 KiB writes
+# to the raw disk bare and under every mode, VM_COST_ROUNDS rounds, the
+# modes interleaved, each round starting one further along; vmwriter
+# reports its own CPU time. Figures only: under TCG they are ratios at
+# best (check-results.sh prints them).
+if [ "${VM_COST_ROUNDS:-0}" -gt 0 ]; then
+	mkdir -p $R/cost
+	set -- bare $VM_MODES
+	for r in $(seq $VM_COST_ROUNDS); do
+		for mode in "$@"; do
+			if [ $(( $(uptime_s) + VM_STAT_TIMEOUT )) -gt "$VM_DEADLINE" ]; then
+				log "cost $mode round $r SKIPPED: out of time"
+				continue
+			fi
+			quiesce
+			if [ $mode = bare ]; then
+				vmwriter -s 4k -t 64m "$RAW1" > $R/cost/$mode.$r.json
+			else
+				timeout -s KILL $VM_STAT_TIMEOUT bhprof stat \
+					--attach $mode -- vmwriter -s 4k -t 64m "$RAW1" \
+					> $R/cost/$mode.$r.json 2> $R/cost/$mode.$r.err
+			fi
+			log "cost $mode round $r rc=$?"
+		done
+		save
+		first=$1
+		shift
+		set -- "$@" "$first"
+	done
+fi
+
 finish

@@ -55,8 +55,15 @@ append="$append rdinit=/init"
 # timeout puts qemu in its own process group: pass on our INT/TERM
 tpid=""
 trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null' INT TERM HUP
+# One host thread for all the guest's vCPUs (VM_TCG_THREAD=multi: one
+# each). With a thread per vCPU, guests now and then died of an int3 in
+# code the kernel was patching (text_poke_bp, as enabling a tracepoint
+# or an fentry site does) that its breakpoint handler no longer knew:
+# we take it for a vCPU running a stale translation of the breakpoint.
+# Two guests run at once on two cores, so a thread each costs the
+# matrix little.
 timeout --kill-after=10 "$tmo" "$qemu" \
-	-accel tcg -nodefaults -no-reboot -display none \
+	-accel "tcg,thread=${VM_TCG_THREAD:-single}" -nodefaults -no-reboot -display none \
 	-machine q35 -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
 	-kernel "$img" -initrd "$out/initramfs.cpio" -append "$append" \
 	-serial "file:$out/console.log" -monitor none \

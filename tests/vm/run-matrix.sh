@@ -20,6 +20,7 @@
 #   VM_TIMEOUT           seconds before a guest is killed (default 900)
 #   VM_MODES, VM_SCENARIOS  restrict the matrix (default: all that apply)
 #   VM_SMP, VM_MEM       guest CPUs (2) and memory in MiB (1024)
+#   VM_TCG_THREAD        single (default: one host thread per guest) or multi
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -180,6 +181,27 @@ allchecks() {
 		printf 'probe %-14s %s\n' "$name" "$(jq -r '[.kernel.release, "bh=\(.kernel.buffer_head)"] + [.probes[] | "\(.name)=\(.mode)\(if .mode == "absent" or .mode == "none" then "" else "(\(.func))" end)"] | join(" ")' "$p")"
 	done
 	echo
+	costs=()
+	for name in "${names[@]}"; do
+		[ -s "$BUILD_DIR/$name/cost.tsv" ] && costs+=("$BUILD_DIR/$name/cost.tsv")
+	done
+	if [ ${#costs[@]} -gt 0 ]; then
+		echo "per-write cost of each mode: 64 MiB of 4 KiB writes + fsync to a"
+		echo "raw disk, bare and under bhprof stat --attach MODE, the writer's own"
+		echo "CPU time over its calls; the least of the rounds of each, as a ratio"
+		echo "to bare's least, and the extra CPU per write call. TCG emulates every"
+		echo "instruction: only the order of the modes means anything, and it is"
+		echo "not asserted."
+		printf '  %-17s %-10s %6s %9s %14s\n' kernel mode rounds "cpu/bare" "extra us/write"
+		cat "${costs[@]}" | awk -F'\t' '{ printf "  %-17s %-10s %6s %9s %14s\n", $1, $2, $3, $4, $5 }'
+		cat "${costs[@]}" | awk -F'\t' '{ c[$1, $2] = $5; k[$1] = 1 }
+			END { for (n in k) if ((n SUBSEP "fentry") in c) {
+				f = c[n, "fentry"]; less = ""
+				for (key in c) { split(key, p, SUBSEP)
+					if (p[1] == n && p[2] != "fentry" && c[key] < f) less = less " " p[2] }
+				printf "  %-17s fentry cheapest: %s\n", n, less == "" ? "yes" : "no, less:" less } }'
+		echo
+	fi
 	allchecks | awk -F'\t' '$1 == "PASS" && $6 ~ /NOTE/ {
 		n++; printf "note %s %s %s: %s: %s\n", $2, $3, $4, $5, $6 }
 		END { if (n) print "" }'

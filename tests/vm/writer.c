@@ -2,7 +2,9 @@
 /*
  * vmwriter: the load of the VM scenarios. Writes TOTAL bytes to a
  * block device or file in calls whose sizes cycle through a list, then
- * fsyncs, and prints one JSON line saying what it did ("op": "write"):
+ * fsyncs, and prints one JSON line saying what it did ("op": "write";
+ * cpu_s: its own user + system time over the calls and the sync, which
+ * carries the cost of probes in its path):
  *
  *   vmwriter [-d] [-n] [-c] [-r|-m] [-M] [-s SIZE,...] [-o OFFSET] -t TOTAL PATH
  *
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -126,6 +129,17 @@ static int map_write(int fd, char *buf, const unsigned long long *sizes,
 	return munmap(m, total);
 }
 
+/* user + system time so far: the loop and the sync are measured, not
+ * the start of the process */
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long sizes[MAX_SIZES] = { 1 << 20 }, total = 0, off = 0;
@@ -138,7 +152,7 @@ int main(int argc, char **argv)
 	unsigned int maj, min;
 	const char *path;
 	struct stat st;
-	double t0, t1, t2;
+	double t0, t1, t2, cpu;
 	char *buf, *p;
 
 	while ((opt = getopt(argc, argv, "dncrmMs:o:t:")) != -1) {
@@ -214,6 +228,7 @@ int main(int argc, char **argv)
 	}
 	if (race)
 		racer = racer_start(path, off, maxsz);
+	cpu = cpu_s();
 	t0 = now();
 	if (map) {
 		if (map_write(fd, buf, sizes, nsizes, off, total, nosync,
@@ -261,13 +276,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmwriter: close %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	cpu = cpu_s() - cpu;
 	printf("{\"op\":\"%s\",\"racer\":%s,\"fsync_eio\":%s,", op,
 	       race ? "true" : "false", stale_eio ? "true" : "false");
 	printf("\"path\":\"%s\",\"dev\":\"%u:%u\",\"blockdev\":%s,"
 	       "\"direct\":%s,\"fsync\":%s,\"calls\":%llu,\"bytes\":%llu,"
-	       "\"offset\":%llu,\"write_s\":%.6f,\"fsync_s\":%.6f}\n",
+	       "\"offset\":%llu,\"write_s\":%.6f,\"fsync_s\":%.6f,"
+	       "\"cpu_s\":%.6f}\n",
 	       path, maj, min, S_ISBLK(st.st_mode) ? "true" : "false",
 	       direct ? "true" : "false", synced ? "true" : "false", calls,
-	       done, off, t1 - t0, t2 - t1);
+	       done, off, t1 - t0, t2 - t1, cpu);
 	return done == total ? 0 : 1;
 }
