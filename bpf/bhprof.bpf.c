@@ -38,11 +38,11 @@ const volatile __u32 page_shift = 12;
 const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 const volatile bool iomap_read_ctx = false;	/* 7.2 iomap_read_folio(ops, ctx) */
 
-/* Stale contexts (a missed kretprobe) are replaced after this long. */
 /* a compiler barrier: program order is what another program on this CPU
  * sees */
 #define barrier() asm volatile("" ::: "memory")
 
+/* Stale contexts (a missed kretprobe) are replaced after this long. */
 #define CTX_STALE_NS (60ULL * 1000000000ULL)
 
 struct {
@@ -103,7 +103,6 @@ struct {
 	__type(key, __u64);
 	__type(value, __u32);
 } fs_paths SEC(".maps");
-
 
 static __always_inline struct bhp_global_stats *glob(void)
 {
