@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* bhprof stat: collect, then print one per-path summary. */
+#include <stdint.h>
 #include <stdlib.h>
 #include "commands.h"
 #include "output.h"
@@ -105,8 +106,12 @@ int cmd_stat(int argc, char **argv)
 		goto finish;
 	*prev = *st.first;
 	for (uint64_t k = 1;; k++) {
-		bool more = run_wait(&o, &st, st.start_ns +
-				     (uint64_t)(k * o.interval * 1e9));
+		/* without interim lines nothing is read until the end: while
+		 * bhprof reads a map, the kernel holds kprobe programs off that
+		 * CPU (bpf_prog_active), and a writer run there is not seen */
+		uint64_t next = interim ? st.start_ns +
+				(uint64_t)(k * o.interval * 1e9) : UINT64_MAX;
+		bool more = run_wait(&o, &st, next);
 
 		if (collector_read(st.col, cur))
 			break;
