@@ -133,6 +133,22 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
+void json_u64_known(struct json *j, const char *key, uint64_t v, bool known)
+{
+	if (known)
+		json_u64(j, key, v);
+	else
+		json_null(j, key);
+}
+
+void json_double_known(struct json *j, const char *key, double v, bool known)
+{
+	if (known)
+		json_double(j, key, v);
+	else
+		json_null(j, key);
+}
+
 void json_end(struct json *j)
 {
 	fputc('\n', j->f);

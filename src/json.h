@@ -28,6 +28,10 @@ void json_double(struct json *j, const char *key, double v);
 void json_str(struct json *j, const char *key, const char *v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
+/* v, or null where known is false: a figure the run cannot know is
+ * null, never a zero that looks real */
+void json_u64_known(struct json *j, const char *key, uint64_t v, bool known);
+void json_double_known(struct json *j, const char *key, double v, bool known);
 /* ends the document with a newline */
 void json_end(struct json *j);
 

@@ -56,23 +56,6 @@ static void dist_json(struct json *j, const char *key, const struct dist *d)
 	json_obj_close(j);
 }
 
-/* A figure the run cannot know is null, never a zero that looks real. */
-static void u64_known(struct json *j, const char *key, uint64_t v, bool known)
-{
-	if (known)
-		json_u64(j, key, v);
-	else
-		json_null(j, key);
-}
-
-static void double_known(struct json *j, const char *key, double v,
-			 bool known)
-{
-	if (known)
-		json_double(j, key, v);
-	else
-		json_null(j, key);
-}
 
 static void dist_known(struct json *j, const char *key, const struct dist *d,
 		       bool known)
@@ -86,15 +69,15 @@ static void dist_known(struct json *j, const char *key, const struct dist *d,
 static void write_json(struct json *j, const struct path_summary *p, bool k)
 {
 	json_obj_open(j, "write");
-	u64_known(j, "calls", p->c.write_calls, k);
-	u64_known(j, "bytes", p->c.write_bytes, k);
-	u64_known(j, "errors", p->c.write_errors, k);
-	double_known(j, "mb_per_s", p->write_mbps, k);
+	json_u64_known(j, "calls", p->c.write_calls, k);
+	json_u64_known(j, "bytes", p->c.write_bytes, k);
+	json_u64_known(j, "errors", p->c.write_errors, k);
+	json_double_known(j, "mb_per_s", p->write_mbps, k);
 	dist_known(j, "lat_ns", &p->write_lat, k);
 	json_obj_close(j);
 	json_obj_open(j, "direct");
-	u64_known(j, "calls", p->c.dio_calls, k);
-	u64_known(j, "bytes", p->c.dio_bytes, k);
+	json_u64_known(j, "calls", p->c.dio_calls, k);
+	json_u64_known(j, "bytes", p->c.dio_bytes, k);
 	dist_known(j, "lat_ns", &p->dio_lat, k);
 	json_obj_close(j);
 }
@@ -105,9 +88,9 @@ static void bio_json(struct json *j, const char *key, uint64_t count,
 		     bool known)
 {
 	json_obj_open(j, key);
-	u64_known(j, "count", count, known);
-	u64_known(j, "bytes", bytes, known);
-	double_known(j, "mb_per_s", mbps, known);
+	json_u64_known(j, "count", count, known);
+	json_u64_known(j, "bytes", bytes, known);
+	json_double_known(j, "mb_per_s", mbps, known);
 	dist_known(j, "size_bytes", size, known);
 	json_obj_close(j);
 }
@@ -122,22 +105,22 @@ static void read_json(struct json *j, const struct path_summary *p,
 	bool dwf = figure_known(info, path, FIG_DWF);
 
 	json_obj_open(j, "read");
-	u64_known(j, "calls", p->c.read_calls, calls);
-	u64_known(j, "pages", p->c.read_pages,
+	json_u64_known(j, "calls", p->c.read_calls, calls);
+	json_u64_known(j, "pages", p->c.read_pages,
 		  figure_known(info, path, FIG_READ_PAGES));
 	dist_known(j, "lat_ns", &p->read_lat, calls);
 	json_obj_close(j);
 	bio_json(j, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
 		 p->read_bio_mbps, &p->read_bio_size, bios);
-	u64_known(j, "read_bh_alloc", p->c.read_bh_alloc,
+	json_u64_known(j, "read_bh_alloc", p->c.read_bh_alloc,
 		  figure_known(info, path, FIG_READ_BH));
 	json_obj_open(j, "mkwrite");
-	u64_known(j, "calls", p->c.mkwrite_calls, mk);
+	json_u64_known(j, "calls", p->c.mkwrite_calls, mk);
 	dist_known(j, "lat_ns", &p->mkwrite_lat, mk);
 	json_obj_close(j);
 	json_obj_open(j, "dio_fallback");
-	u64_known(j, "calls", p->c.dwf_calls, dwf);
-	u64_known(j, "bytes", p->c.dwf_bytes, dwf);
+	json_u64_known(j, "calls", p->c.dwf_calls, dwf);
+	json_u64_known(j, "bytes", p->c.dwf_bytes, dwf);
 	json_obj_close(j);
 }
 
@@ -151,15 +134,15 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 	json_obj_open(j, key);
 	write_json(j, p, figure_known(info, path, FIG_WRITE));
 	json_obj_open(j, "writeback");
-	u64_known(j, "calls", p->c.wb_calls, wb_seen);
-	u64_known(j, "pages", p->c.wb_pages,
+	json_u64_known(j, "calls", p->c.wb_calls, wb_seen);
+	json_u64_known(j, "pages", p->c.wb_pages,
 		  figure_known(info, path, FIG_WB_PAGES));
 	dist_known(j, "lat_ns", &p->wb_lat, wb_seen);
 	json_obj_close(j);
 	bio_json(j, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
 		 &p->bio_size, bios);
-	u64_known(j, "bh_alloc", p->c.bh_alloc, bh);
-	double_known(j, "bh_per_mib", p->bh_per_mib, bh);
+	json_u64_known(j, "bh_alloc", p->c.bh_alloc, bh);
+	json_double_known(j, "bh_per_mib", p->bh_per_mib, bh);
 	read_json(j, p, info, path);
 	json_obj_close(j);
 }
@@ -202,8 +185,8 @@ static void dev_paths_json(struct json *j, const struct dev_summary *d,
 		json_obj_open(j, path_name(p));
 		json_u64(j, "bio_count", d->path_bios[p]);
 		json_u64(j, "bio_bytes", d->path_bytes[p]);
-		u64_known(j, "read_bio_count", d->path_read_bios[p], reads);
-		u64_known(j, "read_bio_bytes", d->path_read_bytes[p], reads);
+		json_u64_known(j, "read_bio_count", d->path_read_bios[p], reads);
+		json_u64_known(j, "read_bio_bytes", d->path_read_bytes[p], reads);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
@@ -212,9 +195,9 @@ static void dev_paths_json(struct json *j, const struct dev_summary *d,
 static void dev_reads_json(struct json *j, const struct dev_summary *d,
 			   bool reads)
 {
-	u64_known(j, "read_bio_count", d->read_bios, reads);
-	u64_known(j, "read_bio_bytes", d->read_bytes, reads);
-	double_known(j, "read_mb_per_s", d->read_mbps, reads);
+	json_u64_known(j, "read_bio_count", d->read_bios, reads);
+	json_u64_known(j, "read_bio_bytes", d->read_bytes, reads);
+	json_double_known(j, "read_mb_per_s", d->read_mbps, reads);
 	if (!reads) {
 		json_null(j, "read_size_bytes");
 		return;
@@ -255,23 +238,20 @@ static void devices_json(struct json *j, const struct run_info *info,
 /* bhprof's own BPF programs: what the measurement cost the kernel */
 static void overhead_json(struct json *j, const struct summary *s)
 {
+	bool measured = s->self_on_secs > 0;
+
 	json_obj_open(j, "overhead");
 	/* how long the statistics counted: 0 without --self-cost, and then
 	 * the figures are unknown, not zero */
 	json_double(j, "measured_s", s->self_on_secs);
-	if (s->self_on_secs > 0) {
-		json_u64(j, "runs", s->self_runs);
-		json_u64(j, "run_ns", s->self_ns);
-		json_double(j, "cpu_pct", s->self_ns / s->self_on_secs / 1e7);
-	} else {
-		json_null(j, "runs");
-		json_null(j, "run_ns");
-		json_null(j, "cpu_pct");
-	}
-	if (s->self_runs)
-		json_double(j, "ns_per_run", (double)s->self_ns / s->self_runs);
-	else
-		json_null(j, "ns_per_run");
+	json_u64_known(j, "runs", s->self_runs, measured);
+	json_u64_known(j, "run_ns", s->self_ns, measured);
+	json_double_known(j, "cpu_pct",
+			  measured ? s->self_ns / s->self_on_secs / 1e7 : 0,
+			  measured);
+	json_double_known(j, "ns_per_run",
+			  s->self_runs ? (double)s->self_ns / s->self_runs : 0,
+			  s->self_runs != 0);
 	json_obj_close(j);
 }
 
@@ -290,16 +270,16 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_json(j, path_name(p), &s->path[p], info, p);
 	json_obj_close(j);
-	u64_known(j, "bh_alloc_total", s->glob.bh_alloc_total, bh);
-	u64_known(j, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
+	json_u64_known(j, "bh_alloc_total", s->glob.bh_alloc_total, bh);
+	json_u64_known(j, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
 	json_obj_open(j, "bio_total");
-	u64_known(j, "count", s->glob.bio_count, bios);
-	u64_known(j, "bytes", s->glob.bio_bytes, bios);
+	json_u64_known(j, "count", s->glob.bio_count, bios);
+	json_u64_known(j, "bytes", s->glob.bio_bytes, bios);
 	json_obj_close(j);
 	json_obj_open(j, "read_bio_total");
-	u64_known(j, "count", s->glob.read_bio_count,
+	json_u64_known(j, "count", s->glob.read_bio_count,
 		  figure_known(info, PATH_BH, FIG_READ_DEV));
-	u64_known(j, "bytes", s->glob.read_bio_bytes,
+	json_u64_known(j, "bytes", s->glob.read_bio_bytes,
 		  figure_known(info, PATH_BH, FIG_READ_DEV));
 	json_obj_close(j);
 	json_u64(j, "lost", s->glob.ctx_lost);

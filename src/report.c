@@ -199,58 +199,35 @@ static void ts_path_json(struct json *j, const char *key,
 			 const struct ts_path *tp, double secs,
 			 const struct run_info *in, unsigned int path)
 {
+	bool write = figure_known(in, path, FIG_WRITE);
+	bool bios = figure_known(in, path, FIG_PATH_BIOS);
+	bool bh = figure_known(in, path, FIG_BH);
+	bool rbios = figure_known(in, path, FIG_READ_BIOS);
+
+	/* a lost probe group: unknown, not zero */
 	json_obj_open(j, key);
-	if (!figure_known(in, path, FIG_WRITE)) {
-		/* a lost probe group: unknown, not zero */
-		json_null(j, "write_calls");
-		json_null(j, "write_bytes");
-		json_null(j, "direct_bytes");
-		json_null(j, "write_mb_per_s");
-	} else {
-		json_u64(j, "write_calls", tp->write_calls);
-		json_u64(j, "write_bytes", tp->write_bytes);
-		json_u64(j, "direct_bytes", tp->dio_bytes);
-		json_double(j, "write_mb_per_s",
-			    mib_per_sec(tp->write_bytes + tp->dio_bytes, secs));
-	}
-	if (tp->write_calls) {
-		json_u64(j, "write_lat_p50_ns", tp->lat_p50);
-		json_u64(j, "write_lat_p99_ns", tp->lat_p99);
-	} else {
-		json_null(j, "write_lat_p50_ns");
-		json_null(j, "write_lat_p99_ns");
-	}
-	if (figure_known(in, path, FIG_WB_PAGES))
-		json_u64(j, "wb_pages", tp->wb_pages);
-	else
-		json_null(j, "wb_pages");
-	if (figure_known(in, path, FIG_PATH_BIOS)) {
-		json_u64(j, "bio_count", tp->bio_count);
-		json_u64(j, "bio_bytes", tp->bio_bytes);
-		json_double(j, "bio_mb_per_s", mib_per_sec(tp->bio_bytes, secs));
-	} else {
-		json_null(j, "bio_count");
-		json_null(j, "bio_bytes");
-		json_null(j, "bio_mb_per_s");
-	}
-	if (figure_known(in, path, FIG_BH)) {
-		json_u64(j, "bh_alloc", tp->bh_alloc);
-		json_double(j, "bh_per_mib", ts_bh_per_mib(tp));
-	} else {
-		json_null(j, "bh_alloc");
-		json_null(j, "bh_per_mib");
-	}
-	if (figure_known(in, path, FIG_READ_BIOS)) {
-		json_u64(j, "read_bio_count", tp->read_bio_count);
-		json_u64(j, "read_bio_bytes", tp->read_bio_bytes);
-	} else {
-		json_null(j, "read_bio_count");
-		json_null(j, "read_bio_bytes");
-	}
-	if (figure_known(in, path, FIG_READ_PAGES))
-		json_u64(j, "read_pages", tp->read_pages);
-	else
-		json_null(j, "read_pages");
+	json_u64_known(j, "write_calls", tp->write_calls, write);
+	json_u64_known(j, "write_bytes", tp->write_bytes, write);
+	json_u64_known(j, "direct_bytes", tp->dio_bytes, write);
+	json_double_known(j, "write_mb_per_s",
+			  mib_per_sec(tp->write_bytes + tp->dio_bytes, secs),
+			  write);
+	json_u64_known(j, "write_lat_p50_ns", tp->lat_p50,
+		       tp->write_calls != 0);
+	json_u64_known(j, "write_lat_p99_ns", tp->lat_p99,
+		       tp->write_calls != 0);
+	json_u64_known(j, "wb_pages", tp->wb_pages,
+		       figure_known(in, path, FIG_WB_PAGES));
+	json_u64_known(j, "bio_count", tp->bio_count, bios);
+	json_u64_known(j, "bio_bytes", tp->bio_bytes, bios);
+	json_double_known(j, "bio_mb_per_s", mib_per_sec(tp->bio_bytes, secs),
+			  bios);
+	json_u64_known(j, "bh_alloc", tp->bh_alloc, bh);
+	json_double_known(j, "bh_per_mib", ts_bh_per_mib(tp), bh);
+	json_u64_known(j, "read_bio_count", tp->read_bio_count, rbios);
+	json_u64_known(j, "read_bio_bytes", tp->read_bio_bytes, rbios);
+	json_u64_known(j, "read_pages", tp->read_pages,
+		       figure_known(in, path, FIG_READ_PAGES));
 	json_obj_close(j);
 }
 
