@@ -19,7 +19,7 @@
 _Static_assert(sizeof(struct bhp_path_stats) == 18 * 8, "path counters");
 _Static_assert(sizeof(struct bhp_path_stats) <= PATH_STRIDE_BYTES,
 	       "path counters overflow their stride");
-_Static_assert(sizeof(struct bhp_global_stats) == 7 * 8, "global counters");
+_Static_assert(sizeof(struct bhp_global_stats) == 9 * 8, "global counters");
 _Static_assert(sizeof(struct bhp_dev_stats) == 2 * (2 + DEV_SIZE_SLOTS) * 8,
 	       "device counters");
 

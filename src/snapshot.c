@@ -62,6 +62,7 @@ static const char *const group_names[BHP_NR_GROUPS] = {
 	[BHP_GROUP_BIO] = "bio",
 	[BHP_GROUP_READ] = "read",
 	[BHP_GROUP_MKWRITE] = "mkwrite",
+	[BHP_GROUP_CALLERS] = "callers",
 };
 
 const char *probe_name(enum probe_id id)
@@ -256,6 +257,37 @@ static const struct dev_row *dev_find(const struct snapshot *s, uint32_t dev,
 	return NULL;
 }
 
+int caller_key_cmp(const struct bhp_caller_key *a,
+		   const struct bhp_caller_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+/* rows of b less those of a, both sorted; rows that did not move go */
+static void callers_delta(const struct snapshot *a, const struct snapshot *b,
+			  struct snapshot *out)
+{
+	uint32_t i = 0, n = 0;
+
+	for (uint32_t j = 0; j < b->nr_callers; j++) {
+		const struct caller_row *r = &b->callers[j];
+		uint64_t base = 0;
+		int c = 1;
+
+		while (i < a->nr_callers &&
+		       (c = caller_key_cmp(&a->callers[i].k, &r->k)) < 0)
+			i++;
+		if (i < a->nr_callers && !c)
+			base = a->callers[i].n;
+		if (r->n == base)
+			continue;
+		out->callers[n] = *r;
+		out->callers[n++].n = r->n - base;
+	}
+	out->nr_callers = n;
+	out->bh_net_peak = b->bh_net_peak;
+}
+
 void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 		    struct snapshot *out)
 {
@@ -282,6 +314,7 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 			(const uint64_t *)&b->devs[i].s,
 			NR_U64(struct bhp_dev_stats));
 	}
+	callers_delta(a, b, out);
 }
 
 static void u64_add(uint64_t *acc, const uint64_t *d, size_t n)

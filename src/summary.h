@@ -56,6 +56,10 @@ struct summary {
 	struct bhp_global_stats glob;
 	uint32_t nr_devs;
 	struct dev_summary devs[MAX_SNAP_DEVS];
+	/* --callers: the window's rows and the peak net since attach */
+	int64_t bh_net_peak;
+	uint32_t nr_callers;
+	struct caller_row callers[MAX_SNAP_CALLERS];
 };
 
 /* Both paths as one: the workload's figures whatever path carried them

@@ -47,7 +47,8 @@ done
 cp "$bhprof" "$root/bin/bhprof"
 cp "$writer" "$root/bin/vmwriter"
 cp "$VM_DIR/guest-init.sh" "$root/init"
-cp "$VM_DIR"/scenarios/*.sh "$VM_DIR"/scenarios/*.prep "$root/scenarios/"
+cp "$VM_DIR"/scenarios/*.sh "$VM_DIR"/scenarios/*.prep \
+	"$VM_DIR"/scenarios/*.opts "$root/scenarios/"
 chmod 755 "$root/init" "$root"/scenarios/*.sh "$root/bin/bhprof" "$root/bin/vmwriter"
 
 # A dynamically linked tool and the libraries ldd says it needs.
@@ -71,7 +72,7 @@ has_fs() {	# has_fs y|m|"" module-name
 	esac
 }
 
-scen=${VM_SCENARIOS:-raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback}
+scen=${VM_SCENARIOS:-raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback ext4-meta}
 have_xfs=0 have_ext4=0
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1

@@ -429,6 +429,82 @@ for mode in $VM_MODES; do
 	done
 done
 
+# ---- --callers: chains, owners, frees (scenarios with an .opts) ----------
+# Chains and owners must each add up to every allocation bhprof counted,
+# which the main checks hold to the kernel's own count; the folded file
+# must say what the JSON says; raw disk writes belong to bdev, ext4's
+# metadata and journal to ext4. slab.txt (Debian 6.1, slab_nomerge) is
+# the kernel's own count of buffer_heads alive.
+CALLERS_JQ='
+def sum(f): map(f) | add // 0;
+def slabv($t): [ $slab[] | select(.t == $t) | .a ] | .[0];
+$s.callers as $c | $s.bh_alive as $al | ($c.chains | sum(.count)) as $cs |
+def owner($fs; $role): [ $c.owners[] | select(.fs == $fs and .role == $role) | .count ] | add // 0;
+($c.chains | map({ key: .chain, value: .count }) | from_entries) as $cj |
+[ chk("callers: chains add up"; ($c.lost == 0 and $cs == $c.total and $cs == $s.bh_alloc_total and $cs == ($ref // -1));
+      "chains \($cs), callers total \($c.total), lost \($c.lost), bh_alloc_total \($s.bh_alloc_total), kernel trace \($ref)"),
+  chk("callers: owners add up"; (($c.owners | sum(.count)) == $s.bh_alloc_total);
+      "owners \($c.owners | sum(.count)) = bh_alloc_total \($s.bh_alloc_total): \([ $c.owners[] | "\(.fs)/\(.device)/\(.role)=\(.count)" ] | join(" "))"),
+  chk("callers: folded = JSON"; ($folded == $cj and ($folded | length) == ($c.chains | length));
+      "\($folded | length) folded chains, \($c.chains | length) in the JSON, \([ $folded | to_entries[] | .value ] | add // 0) allocations folded") ]
++ (if $bh == 1 then
+    [ chk("callers: alive"; ($al.net == $al.allocated - $al.freed and $al.bh_size > 0 and $al.peak >= 0);
+          "allocated \($al.allocated), freed \($al.freed), net \($al.net) (\($al.net_bytes) B at \($al.bh_size) B), peak \($al.peak)") ]
+    + (if $scen == "ext4-meta" then
+        [ chk("callers: journal role"; (($c.owners | map(select(.role == "journal")) | sum(.count)) > 0);
+              "journal allocations \($c.owners | map(select(.role == "journal")) | sum(.count))") ]
+        + (if $mode != "tracepoint" then
+            [ chk("callers: raw disk on bdev"; (owner("bdev"; "data") >= 1024);
+                  "bdev data \(owner("bdev"; "data")) >= 1024 blocks of 4 MiB"),
+              chk("callers: ext4 metadata and journal"; (owner("ext4"; "metadata") > 0 and owner("ext4"; "journal") > 0);
+                  "ext4 metadata \(owner("ext4"; "metadata")), ext4 journal \(owner("ext4"; "journal"))") ]
+           else [] end)
+       elif $mode != "tracepoint" then
+        [ chk("callers: raw disk on bdev"; (owner("bdev"; "data") >= 4096);
+              "bdev data \(owner("bdev"; "data")) >= 4096 blocks of 16 MiB") ]
+       else [] end)
+    + (if ($slab | length) == 3 then
+        (slabv("load") - slabv("before")) as $sl | (slabv("dropped") - slabv("before")) as $sd |
+        [ chk("callers: alive vs slabinfo"; (($al.peak - $sl) | fabs) <= ($sl | fabs) * 0.1 + 256 and (($al.net - $sd) | fabs) <= ($sd | fabs) * 0.1 + 256;
+              "over the load: slab active +\($sl), bhprof peak \($al.peak) (off by \($al.peak - $sl)); with drop_caches: slab \($sd), bhprof net \($al.net) (off by \($al.net - $sd))") ]
+       else [] end)
+  else
+    [ chk("callers: none without buffer_heads"; ($c.total == 0 and ($c.chains | length) == 0 and ($c.owners | length) == 0 and $al.net == 0 and $al.peak == 0);
+          "chains \($c.chains | length), owners \($c.owners | length), alive \($al.net) (a known 0)") ]
+  end)
+| .[] | [(if .ok then "PASS" else "FAIL" end), .name, .detail] | @tsv
+'
+for mode in $VM_MODES; do
+	for s in $VM_SCENARIOS; do
+		d=$res/runs/$mode/$s
+		[ -f "$VM_DIR/scenarios/$s.opts" ] && grep -q -- --callers "$VM_DIR/scenarios/$s.opts" || continue
+		[ -f "$d/check.json" ] || continue
+		if ! jq -e '.callers.chains' "$d/stat.json" >/dev/null 2>&1; then
+			record FAIL "$mode" "$s" "callers: in the JSON" "no .callers in stat.json"
+			continue
+		fi
+		folded=$(jq -R -s 'split("\n") | map(select(length > 0) |
+			capture("^(?<c>.*) (?<n>[0-9]+)$") | { key: .c, value: (.n | tonumber) }) |
+			from_entries' "$d/folded.txt" 2>/dev/null || echo null)
+		slab=$(awk '{ printf "%s{\"t\":\"%s\",\"a\":%d}", (NR > 1 ? "," : ""), $1, $2 }
+			BEGIN { printf "[" } END { print "]" }' "$d/slab.txt" 2>/dev/null || echo '[]')
+		[ -f "$d/slab.txt" ] || slab='[]'
+		out_c=$(jq -r --arg mode "$mode" --arg scen "$s" --argjson bh "$K_BH" \
+			--argjson folded "${folded:-null}" --argjson slab "$slab" \
+			--argjson ref "$(jq '.figures.ref.bh' "$d/check.json")" \
+			--slurpfile st "$d/stat.json" \
+			'def chk($n; c; $d): { name: $n, ok: c, detail: $d }; $st[0] as $s | '"$CALLERS_JQ" -n) ||
+			{ record FAIL "$mode" "$s" "callers" "the callers checks failed to evaluate"; continue; }
+		while IFS=$'\t' read -r r n det; do
+			[ -n "$r" ] && record "$r" "$mode" "$s" "$n" "$det"
+		done <<< "$out_c"
+		# the top five chains, so that a reader sees they are real
+		top=$(jq -r '[.callers.chains[:5][] | "\(.count) \(.name)"] | join("; ")' "$d/stat.json")
+		record PASS "$mode" "$s" "callers: top five" "${top:-none}"
+		echo "    $kname $mode $s top chains: ${top:-none}"
+	done
+done
+
 # ---- every forced mode sees the same thing -----------------------------
 # Pages, bios and buffer_head allocations must not depend on how bhprof
 # attached; write calls neither; writeback calls where the mode sees them.

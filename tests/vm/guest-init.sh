@@ -263,8 +263,11 @@ for mode in $VM_MODES; do
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		V=""
 		[ "$VM_VERBOSE" = 1 ] && V=-v
+		# scenario.opts: bhprof options of its own (--callers)
+		X=$(cat /scenarios/$s.opts 2>/dev/null)
+		case " $X " in *" --callers "*) X="$X --folded $d/folded.txt" ;; esac
 		MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
-			bhprof stat --json $V --attach $mode -- \
+			bhprof stat --json $V $X --attach $mode -- \
 			/scenarios/$s.sh $d > $d/stat.json 2> $d/stat.err
 		rc=$?
 		t1=$(cut -d' ' -f1 /proc/uptime)
@@ -277,7 +280,7 @@ for mode in $VM_MODES; do
 			quiesce
 			mkdir -p $d/verbose
 			MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
-				bhprof stat --json -v --attach $mode -- \
+				bhprof stat --json -v $X --attach $mode -- \
 				/scenarios/$s.sh $d/verbose \
 				> $d/verbose/stat.json 2> $d/verbose/stat.err
 			echo $? > $d/verbose/rc
