@@ -132,7 +132,7 @@ $(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
 # built with FUZZ_SRC_NAME (default src/NAME.c), and one entry NAME:SECONDS
 # here: a new parser of outside input is one more word in FUZZ_RUNS.
 FUZZ_RUNS ?= recfile:40 cli:20 devname:20 rules:20
-FUZZ_SRC_recfile := src/recfile.c src/recfile_fmt.c src/snapshot.c
+FUZZ_SRC_recfile := src/recfile.c src/recfile_fmt.c src/snapshot.c src/callers.c
 FUZZ_SRC_cli := src/cliparse.c
 FUZZ_SRC_devname := src/devices.c
 FUZZ_SRC_rules := src/rules.c src/metrics.c src/output.c src/summary.c \

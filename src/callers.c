@@ -104,22 +104,28 @@ static const char *sym_name(uint64_t ip)
 		else
 			hi = mid;
 	}
-	return lo ? syms[lo - 1].name : NULL;
+	/* past the last symbol: no function bhprof knows of (a BPF
+	 * trampoline, a module loaded since) */
+	return lo && lo < nr_syms ? syms[lo - 1].name : NULL;
 }
 
 /*
  * The frames above alloc_buffer_head are bhprof's own (its program, the
- * trampoline or kprobe, the slab tracepoint): the chain starts at it.
+ * trampoline or kprobe, the slab tracepoint): the chain starts at it, at
+ * its last sight, since a kernel built with the guess unwinder (the
+ * QEMU test kernels) also reports stale return addresses near the leaf.
  */
 static unsigned int chain_start(const uint64_t *ips, unsigned int n)
 {
+	unsigned int at = 0;
+
 	for (unsigned int i = 0; i < n; i++) {
 		const char *s = sym_name(ips[i]);
 
 		if (s && !strcmp(s, "alloc_buffer_head"))
-			return i;
+			at = i;
 	}
-	return 0;
+	return at;
 }
 
 /*
@@ -128,6 +134,11 @@ static unsigned int chain_start(const uint64_t *ips, unsigned int n)
  */
 static char **chains;
 static uint32_t nr_chains, cap_chains;
+
+uint32_t callers_nr_chains(void)
+{
+	return nr_chains;
+}
 
 uint32_t callers_chain_intern(const char *text)
 {
@@ -162,18 +173,20 @@ uint32_t callers_chain_from_ips(const uint64_t *ips, unsigned int n)
 	for (unsigned int i = from; i < n; i++) {
 		const char *s = sym_name(ips[i]);
 
-		cap += (s ? strlen(s) : 18) + 1;
+		cap += (s ? strlen(s) : 0) + 1;
 	}
 	buf = malloc(cap);
 	if (!buf)
 		return BHP_STACK_LOST;
 	buf[0] = 0;
-	/* root first, as folded stacks have them */
+	/* root first, as folded stacks have them; a frame no symbol names
+	 * says nothing to a reader and is left out */
 	for (unsigned int i = n; i-- > from;) {
 		const char *s = sym_name(ips[i]);
 
-		len += snprintf(buf + len, cap - len, "%s%s", len ? ";" : "",
-				s ? s : "[unknown]");
+		if (s)
+			len += snprintf(buf + len, cap - len, "%s%s",
+					len ? ";" : "", s);
 	}
 	id = callers_chain_intern(buf);
 	free(buf);
@@ -303,6 +316,26 @@ static const char *mount_fs(uint32_t dev)
 	return NULL;
 }
 
+void callers_mount_add(uint32_t dev, const char *fs)
+{
+	if (!dev || nr_mounts >= MAX_MOUNTS || mount_fs(dev))
+		return;
+	mounts[nr_mounts].dev = dev;
+	snprintf(mounts[nr_mounts].fs, sizeof(mounts[0].fs), "%s", fs);
+	nr_mounts++;
+}
+
+unsigned int callers_nr_mounts(void)
+{
+	return nr_mounts;
+}
+
+const char *callers_mount(unsigned int i, uint32_t *dev)
+{
+	*dev = mounts[i].dev;
+	return mounts[i].fs;
+}
+
 /* "36 25 8:1 / /mnt rw,relatime shared:1 - ext4 /dev/sda1 rw" */
 void callers_mounts_scan(void)
 {
@@ -313,17 +346,14 @@ void callers_mounts_scan(void)
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f) && nr_mounts < MAX_MOUNTS) {
+	while (fgets(line, sizeof(line), f)) {
 		sep = strstr(line, " - ");
 		if (!sep || sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 ||
 		    sscanf(sep + 3, "%31s", fs) != 1)
 			continue;
 		/* major 0: no block device (tmpfs, proc, ...) */
-		if (!ma || mount_fs(KDEV_MKDEV(ma, mi)))
-			continue;
-		mounts[nr_mounts].dev = KDEV_MKDEV(ma, mi);
-		snprintf(mounts[nr_mounts].fs, sizeof(mounts[0].fs), "%s", fs);
-		nr_mounts++;
+		if (ma)
+			callers_mount_add(KDEV_MKDEV(ma, mi), fs);
 	}
 	fclose(f);
 }

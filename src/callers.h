@@ -30,8 +30,15 @@ const char *callers_chain(uint32_t id);
  * helper: what the chain is called by */
 const char *callers_chain_name(const char *chain, char *buf, size_t len);
 
-/* the filesystems mounted now, by device: kept for the run */
+/* chains interned so far: ids below this are taken */
+uint32_t callers_nr_chains(void);
+
+/* the filesystems mounted now, by device: kept for the run; a recording
+ * carries the table (callers_mount_add() when read back) */
 void callers_mounts_scan(void);
+void callers_mount_add(uint32_t dev, const char *fs);
+unsigned int callers_nr_mounts(void);
+const char *callers_mount(unsigned int i, uint32_t *dev);
 
 enum callers_role { ROLE_DATA, ROLE_METADATA, ROLE_JOURNAL, ROLE_UNKNOWN };
 

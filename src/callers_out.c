@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* --callers: chains, owners, freed and alive, in text, JSON and folded. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callers_out.h"
@@ -315,4 +316,29 @@ void callers_folded(FILE *f, const struct summary *s)
 	for (uint32_t i = 0; i < t.nr_chains; i++)
 		fprintf(f, "%s %llu\n", callers_chain(t.chains[i].stack),
 			(unsigned long long)t.chains[i].n);
+}
+
+FILE *callers_folded_open(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return NULL;
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "bhprof: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+int callers_folded_close(FILE *f, const char *path, const struct summary *s)
+{
+	if (!f)
+		return 0;
+	if (s)
+		callers_folded(f, s);
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "bhprof: %s: writing failed\n", path);
+		return -1;
+	}
+	return 0;
 }

@@ -39,5 +39,9 @@ void callers_json(struct json *j, const struct run_info *info,
 		  const struct summary *s);
 /* one "root;...;leaf count" line per chain */
 void callers_folded(FILE *f, const struct summary *s);
+/* --folded FILE: opened first (NULL and an error line if it cannot be;
+ * NULL without a path), then written with s and closed: 0 or -1 */
+FILE *callers_folded_open(const char *path);
+int callers_folded_close(FILE *f, const char *path, const struct summary *s);
 
 #endif /* BHPROF_CALLERS_OUT_H */

@@ -115,13 +115,9 @@ int cmd_stat(int argc, char **argv)
 	if (!prev || !cur || !s)
 		goto out;
 	/* opened with the rights bhprof was started with, as -o is */
-	if (o.folded) {
-		folded = fopen(o.folded, "w");
-		if (!folded) {
-			fprintf(stderr, "bhprof: %s: %m\n", o.folded);
-			goto out;
-		}
-	}
+	folded = callers_folded_open(o.folded);
+	if (o.folded && !folded)
+		goto out;
 	if (run_start(&o, &st, argc, argv))
 		goto finish;
 	*prev = *st.first;
@@ -145,16 +141,14 @@ int cmd_stat(int argc, char **argv)
 	}
 	summarize(st.first, cur, s);
 	print_result(&o, &st, s);
-	if (folded)
-		callers_folded(folded, s);
 	ret = run_child_exit_code(&st);
+	if (callers_folded_close(folded, o.folded, s))
+		ret = 1;
+	folded = NULL;
 finish:
 	run_finish(&st);
 out:
-	if (folded && fclose(folded)) {
-		fprintf(stderr, "bhprof: %s: %m\n", o.folded);
-		ret = 1;
-	}
+	callers_folded_close(folded, o.folded, NULL);
 	free(prev);
 	free(cur);
 	free(s);
