@@ -160,34 +160,58 @@ uint32_t callers_chain_intern(const char *text)
 	return nr_chains++;
 }
 
+/*
+ * Frames that say nothing: a function twice in a row (the guess unwinder
+ * reports stale return addresses), and f;X;f, the trampoline X of an
+ * fexit program on f (bhprof's own, on the write and owner functions),
+ * which no symbol names rightly.
+ */
+static unsigned int frames_clean(const char **names, unsigned int n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (k && !strcmp(names[k - 1], names[i]))
+			continue;
+		if (k && i + 1 < n && !strcmp(names[k - 1], names[i + 1])) {
+			i++;
+			continue;
+		}
+		names[k++] = names[i];
+	}
+	return k;
+}
+
 uint32_t callers_chain_from_ips(const uint64_t *ips, unsigned int n)
 {
-	unsigned int from, len = 0;
+	const char *names[BHP_STACK_DEPTH];
+	unsigned int from, k = 0, len = 0;
 	size_t cap = 1;
 	uint32_t id;
 	char *buf;
 
+	if (n > BHP_STACK_DEPTH)
+		n = BHP_STACK_DEPTH;
 	while (n && !ips[n - 1])
 		n--;
 	from = chain_start(ips, n);
-	for (unsigned int i = from; i < n; i++) {
-		const char *s = sym_name(ips[i]);
-
-		cap += (s ? strlen(s) : 0) + 1;
+	/* root first, as folded stacks have them; a frame no symbol names
+	 * says nothing to a reader and is left out */
+	for (unsigned int i = n; i-- > from;) {
+		names[k] = sym_name(ips[i]);
+		if (names[k])
+			k++;
 	}
+	k = frames_clean(names, k);
+	for (unsigned int i = 0; i < k; i++)
+		cap += strlen(names[i]) + 1;
 	buf = malloc(cap);
 	if (!buf)
 		return BHP_STACK_LOST;
 	buf[0] = 0;
-	/* root first, as folded stacks have them; a frame no symbol names
-	 * says nothing to a reader and is left out */
-	for (unsigned int i = n; i-- > from;) {
-		const char *s = sym_name(ips[i]);
-
-		if (s)
-			len += snprintf(buf + len, cap - len, "%s%s",
-					len ? ";" : "", s);
-	}
+	for (unsigned int i = 0; i < k; i++)
+		len += snprintf(buf + len, cap - len, "%s%s", len ? ";" : "",
+				names[i]);
 	id = callers_chain_intern(buf);
 	free(buf);
 	return id;

@@ -207,6 +207,12 @@ if [ -n "$lo" ]; then
 else
 	log "no alloc_buffer_head in kallsyms: buffer heads compiled out"
 fi
+# ... and of frees: kmem_cache_free events from free_buffer_head's text
+lo=$(awk '$3 == "free_buffer_head" { print $1; exit }' /proc/kallsyms)
+if [ -n "$lo" ]; then
+	hi=$(awk -v a=$lo '$1 > a && (b == "" || $1 < b) { b = $1 } END { print b }' /proc/kallsyms)
+	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bhfree-filter
+fi
 
 # The kernel's own count of read, page_mkwrite and fallback calls: a
 # kprobe event on each such function it has, enabled by the scenarios

@@ -5,6 +5,7 @@
 # /proc/slabinfo's buffer_head line (where the kernel has one) before,
 # after the load and after drop_caches goes to slab.txt.
 . /scenarios/common.sh
+KFREE=1
 [ -n "$EXT4_MNT" ] || { echo "no ext4 mount" >&2; exit 2; }
 slab() {
 	[ -r /proc/slabinfo ] || return 0
@@ -28,6 +29,7 @@ done
 sync
 w -s 1m -t 4m "$RAW1"
 slab load
+mark load
 sync
 echo 3 > /proc/sys/vm/drop_caches
 slab dropped
