@@ -342,3 +342,16 @@ int callers_folded_close(FILE *f, const char *path, const struct summary *s)
 	}
 	return 0;
 }
+
+void callers_any(const struct summary *s, struct path_summary *any)
+{
+	static struct callers_table t;
+
+	any->bh_outside = s->glob.bh_alloc_none;
+	any->bh_alive_peak = s->bh_net_peak;
+	memset(any->bh_role, 0, sizeof(any->bh_role));
+	callers_tables(s, &t);
+	for (uint32_t i = 0; i < t.nr_owners; i++)
+		if (t.owners[i].o.role <= ROLE_UNKNOWN)
+			any->bh_role[t.owners[i].o.role] += t.owners[i].n;
+}

@@ -37,6 +37,8 @@ void callers_text(FILE *f, const struct run_info *info,
 /* members "callers" and "bh_alive" of the object open in j */
 void callers_json(struct json *j, const struct run_info *info,
 		  const struct summary *s);
+/* gate's any.: the whole run's figures a path summary lacks */
+void callers_any(const struct summary *s, struct path_summary *any);
 /* one "root;...;leaf count" line per chain */
 void callers_folded(FILE *f, const struct summary *s);
 /* --folded FILE: opened first (NULL and an error line if it cannot be;

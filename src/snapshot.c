@@ -156,6 +156,9 @@ static unsigned int figure_groups(enum figure f)
 		return 1u << BHP_GROUP_BH | 1u << BHP_GROUP_READ;
 	case FIG_MKWRITE:
 		return 1u << BHP_GROUP_MKWRITE;
+	case FIG_CALLERS:
+	case FIG_OWNERS:
+		return 1u << BHP_GROUP_BH;
 	}
 	return 0;
 }
@@ -165,6 +168,20 @@ static bool figure_is_read(enum figure f)
 	return f >= FIG_READ;
 }
 
+/* a kernel without buffer_heads has none alive, none owned: a real 0 */
+static const char *callers_why(const struct run_info *info, enum figure f)
+{
+	if (!(info->features & RUN_F_CALLERS))
+		return "unrecorded";
+	if (info->buffer_head == 0)
+		return NULL;
+	if (group_failed(info, BHP_GROUP_BH))
+		return "failed";
+	if (info->callers_mode == MODE_TRACEPOINT)
+		return f == FIG_OWNERS ? "n/a" : NULL;
+	return info->callers_mode == MODE_NONE ? "failed" : NULL;
+}
+
 const char *figure_why(const struct run_info *info, unsigned int path,
 		       enum figure f)
 {
@@ -172,6 +189,8 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 
 	if (figure_is_read(f) && !(info->features & RUN_F_READS))
 		return "unrecorded";
+	if (f >= FIG_CALLERS)
+		return callers_why(info, f);
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
 		if ((gs & 1u << g) && group_failed(info, g))
 			return "failed";

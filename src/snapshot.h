@@ -144,6 +144,8 @@ enum figure {
 	FIG_READ_BH,	/* buffer_heads allocated while reading */
 	FIG_MKWRITE,	/* page_mkwrite faults, latency (not in tracepoints) */
 	FIG_DWF,	/* direct-write fallbacks (6.6+, not in tracepoints) */
+	FIG_CALLERS,	/* --callers: frees, the alive peak */
+	FIG_OWNERS,	/* --callers: owners and roles (not in tracepoints) */
 };
 
 bool figure_known(const struct run_info *info, unsigned int path,

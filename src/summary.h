@@ -32,6 +32,10 @@ struct path_summary {
 	double bh_per_mib;		/* bh allocations per MiB written */
 	double mean_bio;		/* bytes */
 	struct bhp_hist hist[NR_HIST_KINDS];	/* the window's histograms */
+	/* whole-run figures, only in the "any" of gate (callers_any()) */
+	uint64_t bh_outside;		/* allocations outside any path */
+	int64_t bh_alive_peak;
+	uint64_t bh_role[4];		/* allocations by enum callers_role */
 };
 
 struct dev_summary {
