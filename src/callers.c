@@ -9,10 +9,14 @@
 struct sym {
 	uint64_t addr;
 	char *name;
+	bool mod;	/* a module's or BPF's ([name] after it) */
 };
 
 static struct sym *syms;
 static size_t nr_syms;
+/* the end of the kernel's own text: a core symbol names nothing past it
+ * (a BPF trampoline kallsyms does not list, say) */
+static uint64_t etext;
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -21,7 +25,7 @@ static int sym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int sym_push(size_t *cap, uint64_t addr, const char *name)
+static int sym_push(size_t *cap, uint64_t addr, const char *name, bool mod)
 {
 	struct sym *n;
 
@@ -33,6 +37,7 @@ static int sym_push(size_t *cap, uint64_t addr, const char *name)
 		syms = n;
 	}
 	syms[nr_syms].addr = addr;
+	syms[nr_syms].mod = mod;
 	syms[nr_syms].name = strdup(name);
 	if (!syms[nr_syms].name)
 		return -ENOMEM;
@@ -42,8 +47,9 @@ static int sym_push(size_t *cap, uint64_t addr, const char *name)
 
 int callers_syms_load(void)
 {
-	char line[512], type, name[256];
+	char line[512], type, name[256], mod[64];
 	unsigned long long addr;
+	int n;
 	size_t cap = 0;
 	int err = 0;
 	FILE *f;
@@ -55,11 +61,15 @@ int callers_syms_load(void)
 		return -errno;
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	while (!err && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+		n = sscanf(line, "%llx %c %255s %63s", &addr, &type, name, mod);
+		if (n < 3)
 			continue;
+		if (n == 3 && !strcmp(name, "_etext"))
+			etext = addr;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		err = sym_push(&cap, addr, name);
+		/* a module's or BPF's: marked, for sym_name() */
+		err = sym_push(&cap, addr, name, n > 3);
 	}
 	fclose(f);
 	if (err)
@@ -104,9 +114,13 @@ static const char *sym_name(uint64_t ip)
 		else
 			hi = mid;
 	}
-	/* past the last symbol: no function bhprof knows of (a BPF
-	 * trampoline, a module loaded since) */
-	return lo && lo < nr_syms ? syms[lo - 1].name : NULL;
+	/* past the last symbol, or the kernel's text: no function bhprof
+	 * knows of (a BPF trampoline, a module loaded since) */
+	if (!lo || lo == nr_syms)
+		return NULL;
+	if (!syms[lo - 1].mod && etext && ip >= etext)
+		return NULL;
+	return syms[lo - 1].name;
 }
 
 /*
@@ -160,6 +174,14 @@ uint32_t callers_chain_intern(const char *text)
 	return nr_chains++;
 }
 
+/* BPF's own text: programs, trampolines, dispatchers (bhprof's) */
+static bool is_bpf_frame(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) ||
+	       !strncmp(name, "bpf_trampoline_", 15) ||
+	       !strncmp(name, "bpf_dispatcher_", 15);
+}
+
 /*
  * Frames that say nothing: a function twice in a row (the guess unwinder
  * reports stale return addresses), and f;X;f, the trampoline X of an
@@ -199,7 +221,7 @@ uint32_t callers_chain_from_ips(const uint64_t *ips, unsigned int n)
 	 * says nothing to a reader and is left out */
 	for (unsigned int i = n; i-- > from;) {
 		names[k] = sym_name(ips[i]);
-		if (names[k])
+		if (names[k] && !is_bpf_frame(names[k]))
 			k++;
 	}
 	k = frames_clean(names, k);
