@@ -115,7 +115,7 @@ SEC("?tp_btf/kmem_cache_alloc")
 int BPF_PROG(tp_bh_alloc_c, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s)
 {
-	if (!bh_alloc_site(call_site, s))
+	if (!bh_site(call_site, s, bh_cs_lo, bh_cs_hi))
 		return 0;
 	bh_alloc_hit();
 	callers_hit(ctx);
@@ -201,12 +201,8 @@ SEC("?tp_btf/kmem_cache_free")
 int BPF_PROG(tp_bh_free, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s)
 {
-	if (bh_free_hi) {
-		if (call_site < bh_free_lo || call_site >= bh_free_hi)
-			return 0;
-	} else if (!is_bh_cache(s)) {
+	if (!bh_site(call_site, s, bh_free_lo, bh_free_hi))
 		return 0;
-	}
 	bh_free_hit();
 	return 0;
 }

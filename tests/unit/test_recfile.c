@@ -602,6 +602,28 @@ TEST(recfile_hostile_frames)
 	free(b.p);
 }
 
+/* A recording of the fuzz corpus, NULL (a failed check) if it won't open */
+static struct recfile *corpus_open(const char *name)
+{
+	static uint8_t buf[1 << 16];
+	struct recfile *r = NULL;
+	char path[128], err[256];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "tests/fuzz/corpus/recfile/%s", name);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	CHECK(len > 1);
+	/* the fuzz target's first byte picks how it reads: the file follows */
+	CHECK(len > 1 && recfile_open_mem(buf + 1, len - 1, &r, err,
+					  sizeof(err)) == 0);
+	return r;
+}
+
 /*
  * A file written before reads were measured (tests/fuzz/corpus/recfile/valid, by
  * the old format) still reads: its figures as they were, the read ones
@@ -611,22 +633,9 @@ TEST(recfile_old_format_without_reads)
 {
 	const struct run_info *in;
 	struct rec_frame f;
-	struct recfile *r = NULL;
+	struct recfile *r = corpus_open("valid");
 	uint64_t writes = 0, reads = 0, hist = 0, n = 0;
-	char err[256];
 
-	static uint8_t buf[1 << 16];
-	ssize_t len;
-	int fd = open("tests/fuzz/corpus/recfile/valid", O_RDONLY);
-
-	CHECK(fd >= 0);
-	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	if (fd >= 0)
-		close(fd);
-	CHECK(len > 1);
-	/* the fuzz target's first byte picks how it reads: the file follows */
-	CHECK(len > 1 && recfile_open_mem(buf + 1, len - 1, &r, err,
-					  sizeof(err)) == 0);
 	if (!r)
 		return;
 	in = recfile_info(r);
@@ -693,21 +702,11 @@ TEST(figure_why_says_absent_na_failed)
  */
 TEST(recfile_callers_rows_read_back)
 {
-	static uint8_t buf[1 << 16];
+	struct recfile *r = corpus_open("callers");
 	const struct snapshot *last = NULL;
 	struct callers_owner o;
-	struct recfile *r = NULL;
 	struct rec_frame f;
-	char err[256];
-	ssize_t len;
-	int fd = open("tests/fuzz/corpus/recfile/callers", O_RDONLY);
 
-	CHECK(fd >= 0);
-	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	if (fd >= 0)
-		close(fd);
-	CHECK(len > 1 && recfile_open_mem(buf + 1, len - 1, &r, err,
-					  sizeof(err)) == 0);
 	if (!r)
 		return;
 	CHECK(recfile_info(r)->features & RUN_F_CALLERS);
