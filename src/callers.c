@@ -285,8 +285,6 @@ static const char *const helpers[] = {
 	"blkdev_write_begin",
 	"blkdev_read_folio",
 	"blkdev_writepage",
-	"blkdev_write_iter",
-	"blkdev_read_iter",
 	"generic_perform_write",
 	"filemap_read",
 	"filemap_get_pages",
