@@ -174,9 +174,16 @@ static void alive_text(FILE *f, const struct run_info *info,
 	int64_t net = net_of(s);
 	char b[32];
 
+	const char *why = figure_why(info, PATH_BH, FIG_CALLERS);
+
 	if (info->buffer_head == 0) {
 		fprintf(f, "\nbuffer_heads alive: 0 (no buffer_heads in this "
 			"kernel)\n");
+		return;
+	}
+	if (why) {
+		fprintf(f, "\nbuffer_heads: %llu allocated; freed and alive %s\n",
+			(unsigned long long)s->glob.bh_alloc_total, why);
 		return;
 	}
 	fprintf(f, "\nbuffer_heads: %llu allocated, %llu freed, net %+lld "
@@ -208,7 +215,7 @@ void callers_text(FILE *f, const struct run_info *info,
 			(unsigned long long)s->glob.callers_lost);
 	owners_text(f, &t);
 	if (info->callers_detail[0])
-		fprintf(f, "  owners and frees: %s\n", info->callers_detail);
+		fprintf(f, "  (%s)\n", info->callers_detail);
 	alive_text(f, info, s);
 }
 
@@ -275,14 +282,23 @@ static void alive_json(struct json *j, const struct run_info *info,
 		       const struct summary *s)
 {
 	bool nobh = info->buffer_head == 0;
+	bool known = figure_known(info, PATH_BH, FIG_CALLERS);
 	int64_t net = nobh ? 0 : net_of(s);
 
 	json_obj_open(j, "bh_alive");
 	json_u64(j, "allocated", nobh ? 0 : s->glob.bh_alloc_total);
-	json_u64(j, "freed", nobh ? 0 : s->glob.bh_freed);
-	json_i64(j, "net", net);
-	json_i64(j, "net_bytes", net * (int64_t)info->bh_size);
-	json_i64(j, "peak", nobh ? 0 : s->bh_net_peak);
+	/* the frees lost: nothing of the rest is known */
+	if (known) {
+		json_u64(j, "freed", nobh ? 0 : s->glob.bh_freed);
+		json_i64(j, "net", net);
+		json_i64(j, "net_bytes", net * (int64_t)info->bh_size);
+		json_i64(j, "peak", nobh ? 0 : s->bh_net_peak);
+	} else {
+		json_null(j, "freed");
+		json_null(j, "net");
+		json_null(j, "net_bytes");
+		json_null(j, "peak");
+	}
 	json_u64(j, "bh_size", info->bh_size);
 	json_obj_close(j);
 }

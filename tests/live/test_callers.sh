@@ -61,6 +61,21 @@ check "no script in the page" bash -c "! grep -qi '<script' '$WORK/run.html'"
 out=$(python3 "$(dirname "$0")/flame_check.py" "$WORK/run.html" "$total" 2>&1)
 check "flame graph boxes add up ($out)" test $? = 0
 
+# owner and free programs the kernel refuses (a test build whose callers
+# group cannot load): the chains still add up, the rest is unknown
+FAULT=$(dirname "$BHPROF")/.output/fault-callers/bhprof
+if [ -x "$FAULT" ]; then
+	"$FAULT" stat --callers --json -- bash -c "$(declare -f load); M=$M load" \
+		> "$WORK/fault.json" 2> "$WORK/fault.err"
+	check "refused owners: the run goes on" test $? = 0
+	check "refused owners: chains still add up" \
+		test "$(jq '[.callers.chains[].count] | add // 0' "$WORK/fault.json")" = "$(jq .bh_alloc_total "$WORK/fault.json")"
+	check "refused owners: alive unknown, not 0" \
+		test "$(jq -c '[.bh_alive.net, .bh_alive.freed, .callers.owners_mode]' "$WORK/fault.json")" = '[null,null,"none"]'
+else
+	bad "refused owners: $FAULT not built (make faults)"
+fi
+
 # without --callers, none of its programs is loaded (counted over every
 # program on the machine, less those there before: bpftool here cannot
 # tell whose a program is)
