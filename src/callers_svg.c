@@ -9,6 +9,7 @@
 #include <string.h>
 #include "callers_out.h"
 #include "callers_svg.h"
+#include "devices.h"
 #include "output.h"
 
 #define SVG_W 1200	/* pixels */
@@ -137,6 +138,46 @@ static void box(const struct flame *fl, const struct node *t, uint64_t cum,
 	}
 }
 
+/* by owner, and the buffer_heads alive */
+static void owners_table(FILE *f, const struct run_info *info,
+			 const struct summary *s, const struct callers_table *t)
+{
+	const char *why = figure_why(info, PATH_BH, FIG_CALLERS);
+	int64_t net = (int64_t)(s->glob.bh_alloc_total - s->glob.bh_freed);
+	char dev[32];
+
+	fputs("<table id=\"owners\">\n<tr><th>owner</th><th>device</th>"
+	      "<th>role</th><th>allocations</th><th>write</th><th>read</th>"
+	      "<th>mkwrite</th><th>outside</th></tr>\n", f);
+	for (uint32_t i = 0; i < t->nr_owners; i++) {
+		const struct callers_owner_row *o = &t->owners[i];
+
+		fputs("<tr><td>", f);
+		markup_esc(f, o->o.fs);
+		fputs("</td><td>", f);
+		markup_esc(f, o->o.dev ? dev_name(o->o.dev, dev, sizeof(dev)) :
+					 "?");
+		fprintf(f, "</td><td>%s</td><td>%llu</td><td>%llu</td>"
+			"<td>%llu</td><td>%llu</td><td>%llu</td></tr>\n",
+			callers_role_name(o->o.role),
+			(unsigned long long)o->n,
+			(unsigned long long)o->where[WHERE_WRITE],
+			(unsigned long long)o->where[WHERE_READ],
+			(unsigned long long)o->where[WHERE_MKWRITE],
+			(unsigned long long)o->where[WHERE_NONE]);
+	}
+	fputs("</table>\n", f);
+	if (why)
+		fprintf(f, "<p>buffer_heads freed and alive: %s.</p>\n", why);
+	else
+		fprintf(f, "<p>buffer_heads: %llu allocated, %llu freed, net "
+			"%+lld (%+lld bytes), peak %+lld.</p>\n",
+			(unsigned long long)s->glob.bh_alloc_total,
+			(unsigned long long)s->glob.bh_freed, (long long)net,
+			(long long)(net * (int64_t)info->bh_size),
+			(long long)s->bh_net_peak);
+}
+
 void callers_html(FILE *f, const struct run_info *info,
 		  const struct summary *s)
 {
@@ -174,4 +215,5 @@ void callers_html(FILE *f, const struct run_info *info,
 	box(&fl, &root, 0, 0);
 	fputs("</svg>\n", f);
 	tree_free(root.kids);
+	owners_table(f, info, s, &t);
 }
