@@ -167,6 +167,9 @@ static __always_inline struct file *fd_to_file(unsigned long fd)
  * (ARCH_TRACE_IGNORE_COMPAT_SYSCALLS), and so do we.
  */
 #if defined(__TARGET_ARCH_x86)
+/* O_DIRECT is per architecture too (asm/fcntl.h): x86 keeps the generic
+ * value */
+#define BHP_O_DIRECT 040000
 /* TS_COMPAT, arch/x86/include/asm/thread_info.h */
 #define BHP_TS_COMPAT 0x0002
 
@@ -194,6 +197,8 @@ static __always_inline bool in_compat_syscall(struct pt_regs *regs)
  * is architectural, unlike the TIF_32BIT flag's number.
  */
 #define BHP_PSR_MODE32_BIT 0x10
+/* arch/arm64/include/uapi/asm/fcntl.h: 040000 is O_DIRECTORY there */
+#define BHP_O_DIRECT 0200000
 
 static __always_inline unsigned long syscall_arg0(struct pt_regs *regs)
 {
