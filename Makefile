@@ -107,7 +107,7 @@ vmlinux: | $(OUTPUT)
 
 PREFIX ?= /usr/local
 install: $(BIN)
-	install -D -m 0755 bhprof $(DESTDIR)$(PREFIX)/sbin/bhprof
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/bhprof
 	install -D -m 0644 man/bhprof.8 $(DESTDIR)$(PREFIX)/share/man/man8/bhprof.8
 	install -D -m 0644 completion/bhprof.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhprof
