@@ -534,7 +534,7 @@ TEST(recfile_bad_files)
 /* A page size no kernel has would turn pages into nonsense bytes. */
 TEST(recfile_bad_page_size)
 {
-	static const uint32_t bad[] = { 0, 3000, 2048, 1u << 21 };
+	static const uint32_t bad[] = { 3000, 2048, 1u << 21, 12288 };
 	struct recfile *r = NULL;
 	struct blob b;
 	char err[256];
