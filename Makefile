@@ -1,26 +1,51 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # bhprof: one BPF object plus its userspace loader, as in libbpf-tools.
 
-OUTPUT ?= .output
 CLANG ?= clang
 BPFTOOL ?= bpftool
-CC ?= cc
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# ARCH names the machine bhprof runs on, in the kernel's words (x86,
+# arm64; uname's and Debian's names are taken too). It picks the
+# vmlinux.h the BPF object is built against and the syscall registers
+# it reads. Another than the build machine's is a cross build: its
+# outputs go to .output/ARCH/, so both builds live side by side.
+arch_name = $(patsubst x86_64,x86,$(patsubst amd64,x86,$(patsubst aarch64,arm64,$(1))))
+HOST_ARCH := $(call arch_name,$(shell uname -m))
+SRCARCH := $(call arch_name,$(or $(ARCH),$(HOST_ARCH)))
+ifeq ($(filter x86 arm64,$(SRCARCH)),)
+$(error ARCH=$(ARCH): bhprof builds for x86 (x86_64) and arm64 (aarch64))
+endif
+CROSS_COMPILE_arm64 := aarch64-linux-gnu-
+CROSS_COMPILE_x86 := x86_64-linux-gnu-
+ifeq ($(SRCARCH),$(HOST_ARCH))
+OUTPUT ?= .output
+BIN := bhprof
+else
+OUTPUT ?= .output/$(SRCARCH)
+BIN := $(OUTPUT)/bhprof
+CROSS_COMPILE ?= $(CROSS_COMPILE_$(SRCARCH))
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+endif
 # The one place the version is kept; debian/changelog must agree.
 VERSION := $(shell cat VERSION 2>/dev/null)
 ifeq ($(VERSION),)
 $(error no VERSION file)
 endif
 
-INCLUDES := -Iinclude -Ivmlinux -I$(OUTPUT)
+INCLUDES := -Iinclude -Ivmlinux/$(SRCARCH) -I$(OUTPUT)
 # CFLAGS, CPPFLAGS and LDFLAGS may come from the environment
 # (dpkg-buildflags' hardening under debian/rules); the flags bhprof needs
 # are appended. They reach the host compiler only, never clang -target bpf.
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
 	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	      -Wno-unused-function $(INCLUDES)
+# -fms-extensions: since 6.19 the kernel embeds tagged structs as
+# anonymous members ("struct slock_owned;" in socket_lock_t), and
+# bpftool dumps them so in a vmlinux.h taken from such a kernel (arm64's).
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(SRCARCH) -Wall -Werror \
+	      -Wno-unused-function -fms-extensions -Wno-microsoft-anon-tag \
+	      $(INCLUDES)
 LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lmicrohttpd -lm -lpthread
 STATIC_LIBS := -Wl,--start-group -l:libbpf.a -l:libelf.a -l:libz.a \
 	       -l:libncursesw.a -l:libtinfo.a -lm -lpthread -Wl,--end-group
@@ -34,12 +59,12 @@ SKEL := $(OUTPUT)/bhprof.skel.h
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: bhprof
+all: $(BIN)
 
 $(OUTPUT):
 	@mkdir -p $@
 
-$(BPF_OBJ): bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/vmlinux.h | $(OUTPUT)
+$(BPF_OBJ): bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/$(SRCARCH)/vmlinux.h | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(SKEL): $(BPF_OBJ)
@@ -53,7 +78,7 @@ $(OUTPUT)/facts.o: VERSION
 # libmicrohttpd-dev or any other library added to LIBS must also go into
 # debian/control's Build-Depends (runtime dependencies come from
 # dh_shlibdeps).
-bhprof: $(OBJS)
+$(BIN): $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # The QEMU guests have no shared libraries: they need this one. It has no
@@ -66,16 +91,23 @@ $(OUTPUT)/serve-static.o: src/serve.c src/*.h include/*.h | $(OUTPUT)
 $(OUTPUT)/bhprof-static: $(filter-out $(OUTPUT)/serve.o,$(OBJS)) $(OUTPUT)/serve-static.o
 	$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
-# Regenerate the checked-in vmlinux.h from a kernel's BTF (default: this
-# machine's; BTF=path/to/vmlinux for another kernel). The build never
-# reads the running kernel otherwise.
+# Regenerate the checked-in vmlinux/ARCH/vmlinux.h from a kernel's BTF:
+# BTF= a vmlinux, a raw BTF file or /sys/kernel/btf/vmlinux (the default:
+# this machine's), or IMAGE= an arm64 Image, gzip'ed or not, whose .BTF
+# section is cut out (vmlinux/btf-from-image.py), so no guest is needed.
+# x86's comes from a 6.18 kernel's /sys/kernel/btf/vmlinux, arm64's from
+#   make vmlinux ARCH=arm64 IMAGE=../shared/kernels/Image-7.2-arm64-16k-bh
+# The build never reads the running kernel otherwise.
 BTF ?= /sys/kernel/btf/vmlinux
-vmlinux:
-	$(BPFTOOL) btf dump file $(BTF) format c > vmlinux/vmlinux.h
+vmlinux: | $(OUTPUT)
+	@mkdir -p vmlinux/$(SRCARCH)
+	$(if $(IMAGE),python3 vmlinux/btf-from-image.py $(IMAGE) $(OUTPUT)/image.btf)
+	$(BPFTOOL) btf dump file $(if $(IMAGE),$(OUTPUT)/image.btf,$(BTF)) \
+		format c > vmlinux/$(SRCARCH)/vmlinux.h
 
 PREFIX ?= /usr/local
-install: bhprof
-	install -D -m 0755 bhprof $(DESTDIR)$(PREFIX)/sbin/bhprof
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/bhprof
 	install -D -m 0644 man/bhprof.8 $(DESTDIR)$(PREFIX)/share/man/man8/bhprof.8
 	install -D -m 0644 completion/bhprof.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bhprof
@@ -92,7 +124,7 @@ dist:
 			-o $(DISTDIR)/$(DIST).tar.gz $${tree:-HEAD}; \
 	else \
 		tar -czf $(DISTDIR)/$(DIST).tar.gz --exclude=./.git \
-			--exclude=./$(OUTPUT) --exclude=./bhprof \
+			--exclude=./.output --exclude=./bhprof \
 			--exclude='./bhprof-*.tar.gz' --exclude=./tests/vm/build \
 			--exclude=./debian/bhprof --exclude=./debian/.debhelper \
 			--exclude=./debian/files --exclude='./debian/*.substvars' \
@@ -105,7 +137,7 @@ deps:
 	./tests/install-deps.sh
 
 clean:
-	rm -rf $(OUTPUT) bhprof
+	rm -rf .output bhprof
 
 .PHONY: all static vmlinux install deps clean check unit live vm gate-demo fuzz bench faults
 
@@ -168,7 +200,7 @@ fault_id_all := 99
 FAULT_BINS := $(foreach f,$(FAULTS),$(OUTPUT)/fault-$(f)/bhprof)
 SKEL_USERS := $(OUTPUT)/attach.o $(OUTPUT)/collector.o
 
-$(OUTPUT)/fault-%/bhprof.bpf.o: bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/vmlinux.h
+$(OUTPUT)/fault-%/bhprof.bpf.o: bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/$(SRCARCH)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -DBHPROF_FAULT=$(fault_id_$*) -c $< -o $@
 

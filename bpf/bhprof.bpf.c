@@ -1022,14 +1022,14 @@ ENTRY_EXIT_PROBE(blkdev_read, blkdev_read_iter, blkdev_read_enter,
  */
 __u8 sys_class[BHP_MAX_SYSCALL];
 
-static __always_inline __u32 syscall_class(long nr)
+static __always_inline __u32 syscall_class(struct pt_regs *regs, long nr)
 {
 	__u32 cls;
 
 	if ((unsigned long)nr >= BHP_MAX_SYSCALL)
 		return BHP_SYS_NONE;
 	cls = sys_class[nr];
-	if (cls != BHP_SYS_NONE && in_compat_syscall())
+	if (cls != BHP_SYS_NONE && in_compat_syscall(regs))
 		return BHP_SYS_NONE;
 	return cls;
 }
@@ -1068,7 +1068,7 @@ static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
 {
-	__u32 cls = syscall_class(nr);
+	__u32 cls = syscall_class(regs, nr);
 	/* one walk to the file for every class: the loads off the task are
 	 * costly to verify in each state that reaches them */
 	struct file *file = sys_file(regs, cls);
@@ -1085,7 +1085,7 @@ int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 cls = syscall_class(syscall_nr(regs));
+	__u32 cls = syscall_class(regs, syscall_nr(regs));
 
 	if (cls == BHP_SYS_WRITE)
 		write_exit(SRC_SYSCALL_WRITE, ret);
@@ -1100,7 +1100,7 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tp_write_enter, struct pt_regs *regs, long nr)
 {
-	if (syscall_class(nr) == BHP_SYS_WRITE)
+	if (syscall_class(regs, nr) == BHP_SYS_WRITE)
 		write_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_WRITE,
 			    PATH_NONE);
 	return 0;
@@ -1109,7 +1109,7 @@ int BPF_PROG(tp_write_enter, struct pt_regs *regs, long nr)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(tp_write_exit, struct pt_regs *regs, long ret)
 {
-	if (syscall_class(syscall_nr(regs)) == BHP_SYS_WRITE)
+	if (syscall_class(regs, syscall_nr(regs)) == BHP_SYS_WRITE)
 		write_exit(SRC_SYSCALL_WRITE, ret);
 	return 0;
 }
@@ -1117,7 +1117,7 @@ int BPF_PROG(tp_write_exit, struct pt_regs *regs, long ret)
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tp_sync_enter, struct pt_regs *regs, long nr)
 {
-	__u32 cls = syscall_class(nr);
+	__u32 cls = syscall_class(regs, nr);
 
 	sync_enter(sys_file(regs, cls), cls);
 	return 0;
@@ -1126,14 +1126,14 @@ int BPF_PROG(tp_sync_enter, struct pt_regs *regs, long nr)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(tp_sync_exit, struct pt_regs *regs)
 {
-	sync_exit(syscall_class(syscall_nr(regs)));
+	sync_exit(syscall_class(regs, syscall_nr(regs)));
 	return 0;
 }
 
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(tp_read_enter, struct pt_regs *regs, long nr)
 {
-	if (syscall_class(nr) == BHP_SYS_READ)
+	if (syscall_class(regs, nr) == BHP_SYS_READ)
 		rcall_enter(fd_to_file(syscall_arg0(regs)), SRC_SYSCALL_READ);
 	return 0;
 }
@@ -1141,7 +1141,7 @@ int BPF_PROG(tp_read_enter, struct pt_regs *regs, long nr)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(tp_read_exit, struct pt_regs *regs)
 {
-	if (syscall_class(syscall_nr(regs)) == BHP_SYS_READ)
+	if (syscall_class(regs, syscall_nr(regs)) == BHP_SYS_READ)
 		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * CO-RE helpers for the structures that changed between 6.1 and 7.2.
- * vmlinux.h is generated from a 6.18 kernel; the ___flavour structs below
- * describe older and newer layouts so that one object loads everywhere.
+ * vmlinux.h is generated from a 6.18 (x86) or 7.2 (arm64) kernel; the
+ * ___flavour structs below describe older and newer layouts so that one
+ * object loads everywhere.
  * Each names the kernel and the change that forced it; README.md's
  * compatibility table says which kernel takes which.
  */
@@ -159,11 +160,17 @@ static __always_inline struct file *fd_to_file(unsigned long fd)
 
 /*
  * The raw syscall tracepoints (sys_enter, sys_exit) hand over the user
- * registers as the architecture saved them: these are x86-64's, as is
- * vmlinux.h. A 32-bit task's syscalls carry ia32 numbers; the classic
- * syscall tracepoints ignore them (ARCH_TRACE_IGNORE_COMPAT_SYSCALLS),
- * and so do we, by TS_COMPAT (arch/x86/include/asm/thread_info.h).
+ * registers as the architecture saved them, so reading the syscall's
+ * number and first argument is per architecture (vmlinux/ARCH/vmlinux.h
+ * gives each its own struct pt_regs). A 32-bit task's syscalls carry
+ * another table's numbers; the classic syscall tracepoints ignore them
+ * (ARCH_TRACE_IGNORE_COMPAT_SYSCALLS), and so do we.
  */
+#if defined(__TARGET_ARCH_x86)
+/* O_DIRECT is per architecture too (asm/fcntl.h): x86 keeps the generic
+ * value */
+#define BHP_O_DIRECT 040000
+/* TS_COMPAT, arch/x86/include/asm/thread_info.h */
 #define BHP_TS_COMPAT 0x0002
 
 static __always_inline unsigned long syscall_arg0(struct pt_regs *regs)
@@ -176,12 +183,40 @@ static __always_inline long syscall_nr(struct pt_regs *regs)
 	return regs->orig_ax;
 }
 
-static __always_inline bool in_compat_syscall(void)
+static __always_inline bool in_compat_syscall(struct pt_regs *regs)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
 	return task->thread_info.status & BHP_TS_COMPAT;
 }
+#elif defined(__TARGET_ARCH_arm64)
+/*
+ * x0 is both the first argument and the return value: entry saves the
+ * argument in orig_x0, which sys_exit still sees. An AArch32 task runs
+ * with PSR_MODE32_BIT in its saved pstate (compat_user_mode()); the bit
+ * is architectural, unlike the TIF_32BIT flag's number.
+ */
+#define BHP_PSR_MODE32_BIT 0x10
+/* arch/arm64/include/uapi/asm/fcntl.h: 040000 is O_DIRECTORY there */
+#define BHP_O_DIRECT 0200000
+
+static __always_inline unsigned long syscall_arg0(struct pt_regs *regs)
+{
+	return regs->orig_x0;
+}
+
+static __always_inline long syscall_nr(struct pt_regs *regs)
+{
+	return regs->syscallno;
+}
+
+static __always_inline bool in_compat_syscall(struct pt_regs *regs)
+{
+	return regs->pstate & BHP_PSR_MODE32_BIT;
+}
+#else
+#error "bhprof: no syscall registers for this architecture (ARCH=x86 or arm64)"
+#endif
 
 /*
  * Tests only (make faults): BHPROF_FAULT=group (enum bhp_group, or

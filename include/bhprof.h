@@ -286,6 +286,5 @@ struct bhp_owner {
 #define BHP_S_IFMT 0170000
 #define BHP_S_IFBLK 0060000
 #define BHP_S_IFREG 0100000
-#define BHP_O_DIRECT 040000
 
 #endif /* BHPROF_H */

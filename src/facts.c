@@ -39,6 +39,8 @@ void kernel_facts(struct run_info *info, const struct btf *btf)
 	uname(&u);
 	snprintf(info->release, sizeof(info->release), "%s", u.release);
 	snprintf(info->hostname, sizeof(info->hostname), "%s", u.nodename);
+	snprintf(info->machine, sizeof(info->machine), "%.15s", u.machine);
+	info->page_size = sysconf(_SC_PAGESIZE);
 	info->btf = btf != NULL;
 	info->buffer_head = buffer_head_state(btf);
 	clock_gettime(CLOCK_REALTIME, &ts);

@@ -44,6 +44,7 @@ struct gate_opts {
 	size_t nr_rules;
 	double alpha;
 	bool json, ktap;
+	bool allow_mixed;	/* machines or page sizes may differ */
 	const char *junit;
 	unsigned int oflags;	/* --force */
 	/* opened with root, read and parsed without (priv_run_dropped) */
@@ -55,7 +56,7 @@ static void gate_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof gate --baseline A.bhp [A2.bhp ...] --candidate B.bhp [B2.bhp ...]\n"
 "                   [--rule RULE ...] [--rules FILE] [--alpha 0.05]\n"
-"                   [--json | --ktap] [--junit OUT.xml [--force]]\n"
+"                   [--json | --ktap] [--junit OUT.xml [--force]] [--allow-mixed]\n"
 "\n"
 "Judge whether the candidate recordings (a kernel under test) regress on\n"
 "the baseline recordings, rule by rule. Each recording is one sample (its\n"
@@ -80,6 +81,10 @@ static void gate_usage(FILE *f)
 "                       (written whole, then renamed into place; never\n"
 "                       through a symbolic link, never over a file)\n"
 "  --force              let --junit replace an existing OUT.xml\n"
+"  --allow-mixed        judge recordings made on different machines (x86_64,\n"
+"                       aarch64) or page sizes, which gate refuses by default:\n"
+"                       pages, and buffer_heads and bios per MiB, do not mean\n"
+"                       the same there\n"
 "\n"
 "PATH: bh, iomap, or any (both as one: what comparing a kernel with\n"
 "buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
@@ -182,6 +187,8 @@ static int parse_one(struct gate_opts *o, int argc, char **argv, int *i)
 		return o->ktap = true, 0;
 	if (!strcmp(a, "--force"))
 		return o->oflags |= OUTFILE_FORCE, 0;
+	if (!strcmp(a, "--allow-mixed"))
+		return o->allow_mixed = true, 0;
 	if ((v = opt_value(argc, argv, i, "--rule")))
 		return *v ? add_rule(o, v) : bad("%s needs a rule", a);
 	if ((v = opt_value(argc, argv, i, "--rules")))
@@ -225,6 +232,40 @@ static int load_side(struct side *s, const char *name, const char **files,
 	for (; s->n < n; s->n++)
 		if (run_load_fd(&s->runs[s->n], files[s->n], fds[s->n], 0))
 			return -1;
+	return 0;
+}
+
+/*
+ * Pages, and what is counted per page or per MiB (buffer_heads, bios),
+ * change with the architecture and its page size: a 16 KiB-page kernel
+ * is not a regression of a 4 KiB one. Every recording must match the
+ * first baseline's, unless --allow-mixed.
+ */
+static int same_machine(const struct gate *g, const struct gate_opts *o)
+{
+	const struct run_info *ref = recfile_info(g->base.runs[0].rec);
+	const struct side *sides[] = { &g->base, &g->cand };
+
+	if (o->allow_mixed)
+		return 0;
+	for (size_t s = 0; s < 2; s++) {
+		for (size_t i = 0; i < sides[s]->n; i++) {
+			const struct loaded_run *r = &sides[s]->runs[i];
+			const struct run_info *in = recfile_info(r->rec);
+
+			if (!strcmp(in->machine, ref->machine) &&
+			    in->page_size == ref->page_size)
+				continue;
+			fprintf(stderr, "bhprof gate: %s was recorded on %s with "
+				"%u KiB pages, %s on %s with %u KiB pages: "
+				"pages and per-MiB figures differ there "
+				"(--allow-mixed to judge them anyway)\n",
+				r->path, in->machine, in->page_size / 1024,
+				g->base.runs[0].path, ref->machine,
+				ref->page_size / 1024);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -487,7 +528,7 @@ static int gate_job(void *arg)
 	g.alpha = o->alpha;
 	if (load_side(&g.base, "baseline", o->base, o->base_fd, o->nr_base) ||
 	    load_side(&g.cand, "candidate", o->cand, o->cand_fd, o->nr_cand) ||
-	    judge_all(&g, o))
+	    same_machine(&g, o) || judge_all(&g, o))
 		goto out;
 	if (o->json)
 		gate_json(stdout, &g);

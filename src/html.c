@@ -383,6 +383,9 @@ static void meta_table(FILE *f, const struct loaded_run *run)
 	   in->buffer_head ? "y" : "n");
 	kv(f, "BTF", in->btf ? "yes" : "no");
 	kv(f, "host", in->hostname);
+	snprintf(b, sizeof(b), "%s, %u KiB pages", in->machine,
+		 in->page_size / 1024);
+	kv(f, "machine", b);
 	kv(f, "started", fmt_utc(b, sizeof(b), in->start_realtime_ns));
 	snprintf(b, sizeof(b), "%.1f s, %llu snapshots every %.3g s",
 		 run->secs, (unsigned long long)run->snapshots,

@@ -147,10 +147,12 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 	json_obj_close(j);
 }
 
-static void kernel_json(struct json *j, const struct run_info *info)
+void kernel_json(struct json *j, const struct run_info *info)
 {
 	json_obj_open(j, "kernel");
 	json_str(j, "release", info->release);
+	json_str(j, "machine", info->machine);
+	json_u64(j, "page_size", info->page_size);
 	if (info->buffer_head < 0)
 		json_null(j, "buffer_head");
 	else
@@ -434,8 +436,10 @@ static void devices_text(FILE *f, const struct summary *s)
 static void header_text(FILE *f, const struct run_info *info,
 			const struct summary *s)
 {
-	fprintf(f, "bhprof %s: kernel %s, CONFIG_BUFFER_HEAD=%s, %.*f s\n",
-		info->version, info->release,
+	fprintf(f, "bhprof %s: kernel %s %s, %u KiB pages, "
+		"CONFIG_BUFFER_HEAD=%s, %.*f s\n",
+		info->version, info->release, info->machine,
+		info->page_size / 1024,
 		info->buffer_head < 0 ? "?" : info->buffer_head ? "y" : "n",
 		s->secs < 10 ? 3 : 1, s->secs);
 	fprintf(f, "attach:");

@@ -15,6 +15,8 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 /* One path's metrics as a JSON object named key. */
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path);
+/* "kernel": {release, machine, page_size, buffer_head, btf} */
+void kernel_json(struct json *j, const struct run_info *info);
 void summary_text(FILE *f, const struct run_info *info,
 		  const struct summary *s);
 /* "12.3 MiB", "4.0 KiB" */

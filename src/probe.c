@@ -6,6 +6,7 @@
 #include "collector.h"
 #include "commands.h"
 #include "json.h"
+#include "output.h"
 
 static void probe_usage(FILE *f)
 {
@@ -27,14 +28,7 @@ static void probe_print_json(const struct run_info *info, bool attached)
 	json_init(&j, stdout, true);
 	json_obj_open(&j, NULL);
 	json_str(&j, "bhprof_version", info->version);
-	json_obj_open(&j, "kernel");
-	json_str(&j, "release", info->release);
-	if (info->buffer_head < 0)
-		json_null(&j, "buffer_head");
-	else
-		json_bool(&j, "buffer_head", info->buffer_head);
-	json_bool(&j, "btf", info->btf);
-	json_obj_close(&j);
+	kernel_json(&j, info);
 	json_bool(&j, "attach_tested", attached);
 	json_arr_open(&j, "probes");
 	for (int i = 0; i < NR_PROBES; i++) {
@@ -53,6 +47,8 @@ static void probe_print_json(const struct run_info *info, bool attached)
 static void probe_print_text(const struct run_info *info)
 {
 	printf("kernel             %s\n", info->release);
+	printf("machine            %s, %u KiB pages\n", info->machine,
+	       info->page_size / 1024);
 	printf("BTF                %s\n", info->btf ? "yes" : "no");
 	printf("CONFIG_BUFFER_HEAD %s\n\n",
 	       info->buffer_head < 0 ? "unknown" :

@@ -503,13 +503,16 @@ static void info_metrics(struct prom *p, const struct run_info *info,
 	char key[64];
 
 	family(p, "bhprof_run", FAM_INFO, NULL,
-	       "Kernel release, CONFIG_BUFFER_HEAD and the attach mode of each probe group.");
+	       "Kernel release, machine, page size, CONFIG_BUFFER_HEAD and the attach mode of each probe group.");
 	lbl_reset(l, 0);
 	lbl_add(l, "version", info->version);
 	lbl_add(l, "release", info->release);
 	lbl_add(l, "buffer_head", info->buffer_head < 0 ? "unknown" :
 				  info->buffer_head ? "y" : "n");
 	lbl_add(l, "btf", info->btf ? "true" : "false");
+	lbl_add(l, "machine", info->machine);
+	snprintf(key, sizeof(key), "%u", info->page_size);
+	lbl_add(l, "page_size", key);
 	for (int i = 0; i < NR_PROBES; i++) {
 		snprintf(key, sizeof(key), "attach_%s", probe_name(i));
 		lbl_add(l, key, probe_state_text(&info->probes[i]));

@@ -307,6 +307,8 @@ static int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
 
 	memset(in, 0, sizeof(*in));
 	in->buffer_head = -1;
+	snprintf(in->machine, sizeof(in->machine), "%s", REC_OLD_MACHINE);
+	in->page_size = REC_OLD_PAGE_SIZE;
 	while (rd_section(c, &tag, &b)) {
 		switch (tag) {
 		case M_VERSION:
@@ -380,6 +382,19 @@ static int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
 			break;
 		case M_FEATURES:
 			in->features = (uint32_t)rd_varint(&b);
+			break;
+		case M_MACHINE:
+			rd_str(&b, in->machine, sizeof(in->machine));
+			break;
+		case M_PAGE_SIZE:
+			a = rd_varint(&b);
+			if (!REC_PAGE_SIZE_OK(a)) {
+				snprintf(err, errlen,
+					 "page size %llu is not a power of two from 4 KiB to 1 MiB",
+					 (unsigned long long)a);
+				return -1;
+			}
+			in->page_size = a;
 			break;
 		case M_BH_SIZE:
 			a = rd_varint(&b);

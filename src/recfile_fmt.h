@@ -35,8 +35,18 @@ enum {
 	M_VERSION = 1, M_RELEASE, M_BUFFER_HEAD, M_BTF, M_HOSTNAME,
 	M_START_NS, M_INTERVAL_MS, M_FILTER_DEV, M_FILTER_PID, M_CMDLINE,
 	M_PROBE, M_HIST_LAYOUT, M_DEV_NAME, M_DEV_SLOTS, M_COMMAND_ARG,
-	M_FEATURES, M_BH_SIZE, M_CALLERS_MODE, M_CALLERS_DETAIL,
+	M_FEATURES, M_MACHINE, M_PAGE_SIZE, M_BH_SIZE, M_CALLERS_MODE,
+	M_CALLERS_DETAIL,
 };
+
+/*
+ * What a recording that names no machine was made on: bhprof built for
+ * x86-64 alone until it wrote M_MACHINE, and x86-64's pages are 4 KiB.
+ */
+#define REC_OLD_MACHINE "x86_64"
+#define REC_OLD_PAGE_SIZE 4096
+/* the page sizes a reader believes: 4 KiB to 1 MiB, a power of two */
+#define REC_PAGE_SIZE_OK(n) ((n) >= 4096 && (n) <= (1u << 20) && !((n) & ((n) - 1)))
 
 /* ... of a probe, inside M_PROBE */
 enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME, P_FAILED };

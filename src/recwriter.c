@@ -329,6 +329,12 @@ static void enc_meta(struct recwriter *w, const struct run_info *in)
 	put_zz_sec(b, M_BUFFER_HEAD, in->buffer_head);
 	put_u64_sec(b, M_BTF, in->btf);
 	put_str_sec(b, M_HOSTNAME, in->hostname, sizeof(in->hostname));
+	/* bhprof always knows both; a test's writer may not, and leaves
+	 * them out, as files before them did */
+	if (in->machine[0])
+		put_str_sec(b, M_MACHINE, in->machine, sizeof(in->machine));
+	if (in->page_size)
+		put_u64_sec(b, M_PAGE_SIZE, in->page_size);
 	put_u64_sec(b, M_START_NS, in->start_realtime_ns);
 	put_u64_sec(b, M_INTERVAL_MS, in->interval_ms);
 	for (i = 0; i < in->nr_filter_devs && i < MAX_FILTER_DEVS; i++)

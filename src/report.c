@@ -30,7 +30,8 @@ static void recording_text(FILE *f, const struct loaded_run *run)
 	fprintf(f, "\nrecording: %s (format %u.%u), %llu snapshots every %.3g s\n",
 		run->path, major, minor, (unsigned long long)run->snapshots,
 		in->interval_ms / 1000.0);
-	fprintf(f, "host: %s, started %s\n", in->hostname,
+	fprintf(f, "host: %s (%s, %u KiB pages), started %s\n", in->hostname,
+		in->machine, in->page_size / 1024,
 		fmt_utc(b, sizeof(b), in->start_realtime_ns));
 	fprintf(f, "command line: %s\n", in->cmdline);
 	if (in->nr_filter_devs) {
@@ -152,6 +153,8 @@ static void recording_json(struct json *j, const struct loaded_run *run)
 	snprintf(b, sizeof(b), "%u.%u", major, minor);
 	json_str(j, "format_version", b);
 	json_str(j, "hostname", in->hostname);
+	json_str(j, "machine", in->machine);
+	json_u64(j, "page_size", in->page_size);
 	json_str(j, "start_time", fmt_utc(b, sizeof(b), in->start_realtime_ns));
 	json_u64(j, "start_realtime_ns", in->start_realtime_ns);
 	json_str(j, "cmdline", in->cmdline);

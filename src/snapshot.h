@@ -104,6 +104,10 @@ struct run_info {
 	int buffer_head;	/* 1 y, 0 n, -1 unknown */
 	bool btf;
 	char hostname[65];
+	/* the machine (uname -m) and its page size, in bytes: pages turn
+	 * into bytes and buffer_heads into per-page figures by it */
+	char machine[16];
+	uint32_t page_size;
 	uint64_t start_realtime_ns;
 	uint64_t interval_ms;
 	uint32_t nr_filter_devs;

@@ -10,6 +10,13 @@ BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 PACKAGE="dpkg-dev debhelper lintian bash-completion"
 RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio libxml2-utils python3 sudo time
 	   libclang-rt-14-dev chromium prometheus curl iproute2"
+# arm64: the cross toolchain and the :arm64 libraries of 'make ARCH=arm64'
+# and 'dpkg-buildpackage -a arm64' (the matrix's arm64 guests run its
+# static build); they install beside the amd64 ones
+CROSS_ARCH=arm64
+CROSS="crossbuild-essential-arm64 binutils-aarch64-linux-gnu
+       libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libncurses-dev:arm64
+       libmicrohttpd-dev:arm64"
 # bench/compare.sh measures bhprof against these
 BENCH="bpftrace libbpf-tools bpftool"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,9 +29,15 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 had_prometheus=$(dpkg-query -W -f='${Status}' prometheus 2>/dev/null || true)
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+	dpkg --print-foreign-architectures | grep -qx "$CROSS_ARCH" ||
+		dpkg --add-architecture "$CROSS_ARCH"
+else
+	CROSS=""
+fi
 apt-get update -q
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $BUILD $PACKAGE $RUN_TESTS $BENCH $VM
+apt-get install -y -q --no-install-recommends $BUILD $PACKAGE $RUN_TESTS $BENCH $VM $CROSS
 # and whatever else debian/control's Build-Depends names
 apt-get build-dep -y -q --no-install-recommends "$here/.."
 # tests/live/test_serve.sh starts its own Prometheus on loopback; the

@@ -55,6 +55,10 @@ static void gen(void)
 static bool with_callers;
 
 /* a recording of n snapshots in memory */
+/* the machine and page size of the recordings; none: as before them */
+static const char *machine;
+static uint32_t page_size;
+
 static uint8_t *record(unsigned int n, unsigned int key_every, bool end,
 		       size_t *len)
 {
@@ -74,6 +78,9 @@ static uint8_t *record(unsigned int n, unsigned int key_every, bool end,
 	strcpy(in.version, "seed");
 	strcpy(in.release, "6.1.0");
 	strcpy(in.hostname, "fuzz");
+	if (machine)
+		snprintf(in.machine, sizeof(in.machine), "%s", machine);
+	in.page_size = page_size;
 	in.nr_filter_devs = 1;
 	in.filter_devs[0] = KDEV_MKDEV(7u, 0u);
 	recwriter_open_fd(fd, &w);
@@ -148,6 +155,13 @@ int main(int argc, char **argv)
 	p = record(8, 3, true, &n);
 	seed("valid", p, n);
 	structured("valid-frames", p, n);
+	machine = "aarch64";
+	page_size = 16384;
+	q = record(8, 3, true, &m);
+	seed("valid-arm64-16k", q, m);
+	free(q);
+	machine = NULL;
+	page_size = 0;
 	seed("torn", p, n - 7);
 	seed("header-only", p, REC_HEADER_LEN);
 	q = malloc(n);

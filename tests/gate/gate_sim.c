@@ -13,9 +13,11 @@
  * Ends with "gate_sim: N passed, N failed".
  *
  * Usage: gate_sim             run the checks
- *        gate_sim --write DIR [SHIFT] [--tracepoint]
+ *        gate_sim --write DIR [SHIFT] [--tracepoint] [--machine=M]
+ *                 [--page-size=N]
  *                             write DIR/base-N.bhp and DIR/cand-N.bhp
- *                             (8 each; candidate latency x SHIFT)
+ *                             (8 each; candidate latency x SHIFT), made
+ *                             on machine M (x86_64) with N-byte pages
  */
 #include <fcntl.h>
 #include <math.h>
@@ -72,6 +74,8 @@ struct shape {
 	double noise;		/* sigma of each run's log-normal factors */
 	double lat_shift, tput_shift, bio_shift;
 	bool tracepoint;	/* recorded where writeback calls are unseen */
+	const char *machine;	/* uname -m of the recording machine */
+	unsigned int page_size;
 };
 
 static void spray(struct bhp_hist *h, double level, unsigned int n)
@@ -108,14 +112,19 @@ static void busy_interval(struct snapshot *s, const struct shape *sh,
 	s->glob.bh_alloc_total += s->paths[PATH_BH].bh_alloc;
 }
 
-static void fill_info(struct run_info *in, bool tracepoint)
+static void fill_info(struct run_info *in, const struct shape *sh)
 {
+	bool tracepoint = sh->tracepoint;
+
 	memset(in, 0, sizeof(*in));
 	strcpy(in->version, "gate-sim");
 	strcpy(in->release, "6.12.0-sim");
 	in->buffer_head = 1;
 	in->btf = true;
 	strcpy(in->hostname, "sim");
+	snprintf(in->machine, sizeof(in->machine), "%s",
+		 sh->machine ? sh->machine : "x86_64");
+	in->page_size = sh->page_size ? sh->page_size : 4096;
 	in->start_realtime_ns = 1764748800000000000ull;
 	in->interval_ms = 1000;
 	for (int i = 0; i < NR_PROBES; i++) {
@@ -141,7 +150,7 @@ static int write_run(const char *path, const struct shape *sh, bool cand)
 		f[2] *= sh->bio_shift;
 	}
 	memset(&s, 0, sizeof(s));
-	fill_info(&in, sh->tracepoint);
+	fill_info(&in, sh);
 	unlink(path);
 	if (recwriter_open(path, 0, &w))
 		return -1;
@@ -325,7 +334,14 @@ static int write_mode(int argc, char **argv)
 	rng = 0x3141592653ull;
 	if (argc > 3)
 		sh.lat_shift = atof(argv[3]);
-	sh.tracepoint = argc > 4 && !strcmp(argv[4], "--tracepoint");
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "--tracepoint"))
+			sh.tracepoint = true;
+		else if (!strncmp(argv[i], "--machine=", 10))
+			sh.machine = argv[i] + 10;
+		else if (!strncmp(argv[i], "--page-size=", 12))
+			sh.page_size = atoi(argv[i] + 12);
+	}
 	if (mkdir(argv[2], 0755) && access(argv[2], W_OK)) {
 		perror(argv[2]);
 		return 1;

@@ -32,7 +32,8 @@ expect_error() {
 }
 
 "$SIM" --write "$WORK/same" 1.0 && "$SIM" --write "$WORK/worse" 1.5 &&
-	"$SIM" --write "$WORK/tp" 1.0 --tracepoint ||
+	"$SIM" --write "$WORK/tp" 1.0 --tracepoint &&
+	"$SIM" --write "$WORK/a64" 1.0 --machine=aarch64 --page-size=16384 ||
 	{ bad "gate_sim could not write recordings"; finish; }
 B=("$WORK"/same/base-*.bhp)
 gate() { # gate DIR ARGS...
@@ -54,6 +55,19 @@ check "latency +50%: throughput rules pass" \
 	grep -Eq '^bh.write.mb_per_s >= -10% .* pass$' "$WORK/t.txt"
 check "latency +50%: the table has CI and Holm columns" \
 	grep -q 'CI .* P  P(HOLM)  VERDICT' "$WORK/t.txt"
+
+# --- machines and page sizes: a 16 KiB-page arm64 kernel against a 4 KiB
+# x86-64 one is no regression of it, unless asked for
+expect_error "a64/cand-0.bhp was recorded on aarch64 with 16 KiB pages, .*base-0.bhp on x86_64 with 4 KiB pages.*--allow-mixed" \
+	"$BHPROF" gate --baseline "$WORK"/same/base-*.bhp --candidate "$WORK"/a64/cand-*.bhp
+"$BHPROF" gate --baseline "$WORK"/same/base-*.bhp --candidate "$WORK"/a64/cand-*.bhp \
+	--allow-mixed >"$WORK/t.txt" 2>&1
+check "--allow-mixed: judged, an A/A in all but the machine: exit 0" [ $? = 0 ]
+gate "$WORK/a64" >/dev/null 2>&1
+check "aarch64 16 KiB against itself: exit 0" [ $? = 0 ]
+"$BHPROF" report --json "$WORK/a64/base-1.bhp" >"$WORK/a64.json" 2>&1
+check "report --json: the recording's machine and page size" \
+	[ "$(jq -r '"\(.kernel.machine) \(.kernel.page_size)"' "$WORK/a64.json")" = "aarch64 16384" ]
 
 # --- JSON
 gate "$WORK/worse" --json >"$WORK/g.json"

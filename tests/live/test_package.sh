@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The release as users get it: make dist's tarball builds with make outside
-# git; dpkg-buildpackage turns it into bhprof_VERSION_amd64.deb, which
-# lintian passes without errors; apt installs it; the installed bhprof
+# git; dpkg-buildpackage turns it into bhprof_VERSION_amd64.deb, and
+# with -a arm64 into bhprof_VERSION_arm64.deb, which lintian passes
+# without errors; apt installs it; the installed bhprof
 # probes, measures a dd to a loop device in agreement with /proc/diskstats
 # and records, all under the version of --version and of the package; its
 # bash completion completes; apt purges it and nothing of it is left.
@@ -87,6 +88,30 @@ sed -n 's/^/     lintian: /p' "$WORK/lintian.txt" | grep -v 'root privileges'
 nerr=$(grep -c '^E: ' "$WORK/lintian.txt")
 nwarn=$(grep -c '^W: ' "$WORK/lintian.txt")
 check "lintian: no errors ($nerr errors, $nwarn warnings)" [ "$nerr" = 0 ]
+
+# --- the same tree cross-built for arm64, as dpkg-buildpackage -a arm64
+# does it with Debian's cross toolchain and the :arm64 -dev packages
+ADEB=$WORK/bhprof_${V}_arm64.deb
+start=$SECONDS
+(cd "$TREE" && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -a arm64 -us -uc -b) \
+	>"$WORK/deb-arm64.txt" 2>&1
+rc=$?
+check "dpkg-buildpackage -a arm64 -us -uc -b builds bhprof_${V}_arm64.deb ($((SECONDS - start)) s)" \
+	[ "$rc" = 0 -a -s "$ADEB" ]
+if [ -s "$ADEB" ]; then
+	mkdir "$WORK/arm64"
+	dpkg-deb -x "$ADEB" "$WORK/arm64"
+	check "arm64 package: Architecture arm64, an aarch64 /usr/sbin/bhprof" \
+		test "$(dpkg-deb -f "$ADEB" Architecture)" = arm64 -a \
+		"$(readelf -h "$WORK/arm64/usr/sbin/bhprof" 2>/dev/null |
+		   awk '/Machine:/ { print $2 }')" = AArch64
+	lintian "$WORK/bhprof_${V}_arm64.changes" >"$WORK/lintian-arm64.txt" 2>&1
+	sed -n 's/^/     lintian arm64: /p' "$WORK/lintian-arm64.txt" | grep -v 'root privileges'
+	nerr=$(grep -c '^E: ' "$WORK/lintian-arm64.txt")
+	check "lintian arm64: no errors ($nerr errors)" [ "$nerr" = 0 ]
+else
+	tail -30 "$WORK/deb-arm64.txt"
+fi
 
 dpkg-deb -c "$DEB" | awk '{ print $NF }' >"$WORK/contents.txt"
 for f in usr/sbin/bhprof usr/share/man/man8/bhprof.8.gz \

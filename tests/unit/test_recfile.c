@@ -31,6 +31,9 @@ static uint64_t rnd(void)
 	return rng;
 }
 
+/* the page size fill_info() gives: a test of a bad one changes it */
+static uint32_t t_page_size = 16384;
+
 static void fill_info(struct run_info *in)
 {
 	unsigned int i;
@@ -41,6 +44,8 @@ static void fill_info(struct run_info *in)
 	in->buffer_head = 1;
 	in->btf = true;
 	strcpy(in->hostname, "host.example");
+	strcpy(in->machine, "aarch64");
+	in->page_size = t_page_size;
 	in->start_realtime_ns = 1764748800123456789ull;
 	in->interval_ms = 1000;
 	in->nr_filter_devs = 2;
@@ -527,6 +532,33 @@ TEST(recfile_bad_files)
 	unlink(path);
 }
 
+/* A page size no kernel has would turn pages into nonsense bytes. */
+TEST(recfile_bad_page_size)
+{
+	static const uint32_t bad[] = { 3000, 2048, 1u << 21, 12288 };
+	struct recfile *r = NULL;
+	struct blob b;
+	char err[256];
+
+	setup();
+	gen_series(2, true);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t_page_size = bad[i];
+		write_blob(&b, 2, 60, true);
+		CHECK(open_blob(b.p, b.len, &r, err) == -1);
+		CHECK(one_line(err) && strstr(err, "page size"));
+		free(b.p);
+	}
+	t_page_size = 65536;
+	write_blob(&b, 2, 60, true);
+	CHECK(open_blob(b.p, b.len, &r, err) == 0);
+	if (r)
+		CHECK_EQ_U64(recfile_info(r)->page_size, 65536);
+	recfile_close(r);
+	free(b.p);
+	t_page_size = 16384;
+}
+
 /* A frame lost mid-file costs the intervals up to the next keyframe. */
 TEST(recfile_resync_at_keyframe)
 {
@@ -640,6 +672,9 @@ TEST(recfile_old_format_without_reads)
 		return;
 	in = recfile_info(r);
 	CHECK_EQ_U64(in->features, 0);
+	/* before bhprof built for arm64: x86-64's 4 KiB pages */
+	CHECK(!strcmp(in->machine, "x86_64"));
+	CHECK_EQ_U64(in->page_size, 4096);
 	CHECK(!figure_known(in, PATH_BH, FIG_READ_BIOS));
 	CHECK(!strcmp(figure_why(in, PATH_IOMAP, FIG_READ), "unrecorded"));
 	CHECK(!strcmp(figure_why(in, PATH_BH, FIG_DWF), "unrecorded"));

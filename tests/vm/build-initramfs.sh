@@ -4,13 +4,14 @@
 # Builds the initramfs one kernel of the VM matrix boots with:
 #   busybox-static (as /bin/*), the static bhprof, the static vmwriter,
 #   mkfs.xfs / mkfs.ext4 with their shared libraries (only when the kernel
-#   has that filesystem), the kernel's modules-<suffix>/*.ko if any, the
+#   has that filesystem), all of the kernel's architecture (another than
+#   the build machine's comes from foreign-root.sh), the kernel's modules-<suffix>/*.ko if any, the
 #   guest /init and scenarios, and /etc/vm.conf (kernel facts and the run
 #   plan).
 #
 # usage: build-initramfs.sh KERNEL_IMAGE OUTPUT.cpio
-# environment: BHPROF_BIN (default .output/bhprof-static), VMWRITER_BIN
-#   (default build/vmwriter), VM_MODES, VM_SCENARIOS, VM_STAT_TIMEOUT,
+# environment: BHPROF_BIN, BHPROF_BIN_<arch> (lib.sh's bhprof_bin),
+#   VMWRITER_BIN (default build/ARCH/vmwriter), VM_MODES, VM_SCENARIOS, VM_STAT_TIMEOUT,
 #   VM_VERBOSE (1: run bhprof with -v always); VM_JOB (matrix, the default,
 #   or gate-record: see guest-init.sh) with VM_GATE_RUNS (6) and
 #   VM_GATE_WRITE (vmwriter's options for each run, default "-s 1m -t 16m")
@@ -20,28 +21,46 @@ set -euo pipefail
 [ $# -eq 2 ] || die "usage: build-initramfs.sh KERNEL_IMAGE OUTPUT.cpio"
 img=$1
 out=$2
-bhprof=${BHPROF_BIN:-$REPO_ROOT/.output/bhprof-static}
-writer=${VMWRITER_BIN:-$BUILD_DIR/vmwriter}
-busybox=$(command -v busybox || true)
-
-[ -x "$bhprof" ] || die "no bhprof binary at $bhprof (make static)"
-[ -x "$writer" ] || die "no vmwriter at $writer"
-[ -n "$busybox" ] || die "busybox not found (apt-get install busybox-static)"
-! ldd "$busybox" >/dev/null 2>&1 ||
-	die "$busybox is not static (apt-get install busybox-static)"
 cfg=$(kernel_config "$img") || die "no config-$(kernel_suffix "$img") beside $img"
 eval "$(kernel_facts "$cfg")"
 mods=$(kernel_modules_dir "$img")
 suffix=$(kernel_suffix "$img")
+bhprof=$(bhprof_bin "$K_ARCH")
+writer=${VMWRITER_BIN:-$BUILD_DIR/$K_ARCH/vmwriter}
+[ -x "$bhprof" ] || die "no $K_ARCH bhprof binary at $bhprof (make static, ARCH=$K_ARCH for another)"
+[ -x "$writer" ] || die "no vmwriter at $writer"
+
+# The guest's tools: the build machine's own, or another architecture's
+# unpacked from Debian's packages, whose libraries are found by their
+# ELF NEEDED lists in that tree (ldd cannot run a foreign binary).
+if [ "$K_ARCH" = "$HOST_ARCH" ]; then
+	troot=""
+	busybox=$(command -v busybox || true)
+	[ -n "$busybox" ] || die "busybox not found (apt-get install busybox-static)"
+	! ldd "$busybox" >/dev/null 2>&1 ||
+		die "$busybox is not static (apt-get install busybox-static)"
+else
+	troot=$("$VM_DIR/foreign-root.sh" "$K_ARCH") || die "no $K_ARCH guest tools"
+	busybox=$troot/bin/busybox
+fi
+libdir=lib/$(gnu_arch "$K_ARCH")-linux-gnu
 
 root=$(mktemp -d "$BUILD_DIR/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,mnt,results} \
-	"$root"/lib/x86_64-linux-gnu "$root"/lib64 "$root"/lib/vm-modules \
+	"$root/$libdir" "$root"/lib64 "$root"/lib/vm-modules \
 	"$root"/scenarios
 
 cp "$busybox" "$root/bin/busybox"
-for app in $("$busybox" --list); do
+# the applets' links from the binary's own --list; a foreign busybox
+# cannot run here, so it gets /bin/sh alone and /init installs the rest
+# (busybox --install -s)
+if [ -z "$troot" ]; then
+	apps=$("$busybox" --list)
+else
+	apps=sh
+fi
+for app in $apps; do
 	[ "$app" = busybox ] || ln -sf busybox "$root/bin/$app"
 done
 cp "$bhprof" "$root/bin/bhprof"
@@ -51,17 +70,51 @@ cp "$VM_DIR"/scenarios/*.sh "$VM_DIR"/scenarios/*.prep \
 	"$VM_DIR"/scenarios/*.opts "$root/scenarios/"
 chmod 755 "$root/init" "$root"/scenarios/*.sh "$root/bin/bhprof" "$root/bin/vmwriter"
 
-# A dynamically linked tool and the libraries ldd says it needs.
+# A dynamically linked tool and the libraries it needs: ldd's list for
+# the build machine's own, the NEEDED entries (recursively) and the
+# interpreter looked up in the foreign tree for another architecture.
 copy_dyn() {
 	local bin=$1 lib
 	cp -L "$bin" "$root/usr/sbin/$(basename "$bin")"
+	if [ -n "$troot" ]; then
+		copy_needed "$bin"
+		return
+	fi
 	for lib in $(ldd "$bin" | awk '/=>/ { print $3 } /^[[:space:]]*\// { print $1 }'); do
 		[ -f "$lib" ] || continue
 		case $lib in
 		/lib64/*) cp -L "$lib" "$root/lib64/" ;;
-		*) cp -L "$lib" "$root/lib/x86_64-linux-gnu/" ;;
+		*) cp -L "$lib" "$root/$libdir/" ;;
 		esac
 	done
+}
+
+copy_needed() {
+	local elf=$1 interp so f
+	interp=$(readelf -l "$elf" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+	if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
+		mkdir -p "$root$(dirname "$interp")"
+		cp -L "$troot$interp" "$root$interp" ||
+			die "no interpreter $interp in $troot"
+	fi
+	for so in $(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -e "$root/$libdir/$so" ] && continue
+		f=""
+		for d in "$troot/$libdir" "$troot/usr/$libdir"; do
+			[ -e "$d/$so" ] && { f=$d/$so; break; }
+		done
+		[ -n "$f" ] || die "$(basename "$elf") needs $so, not in $troot"
+		cp -L "$f" "$root/$libdir/$so"
+		copy_needed "$f"
+	done
+}
+
+tool() {	# the build machine's tool, or the foreign tree's
+	if [ -z "$troot" ]; then
+		command -v "$1"
+	elif [ -x "$troot/sbin/$1" ]; then
+		echo "$troot/sbin/$1"
+	fi
 }
 
 has_fs() {	# has_fs y|m|"" module-name
@@ -72,15 +125,16 @@ has_fs() {	# has_fs y|m|"" module-name
 	esac
 }
 
-scen=${VM_SCENARIOS:-raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback ext4-meta}
+scen=${VM_SCENARIOS:-$(default_scenarios "$K_ARCH")}
+[ "$scen" = all ] && scen=$ALL_SCENARIOS
 have_xfs=0 have_ext4=0
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
-	copy_dyn "$(command -v mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
+	copy_dyn "$(tool mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
 fi
 if has_fs "$K_EXT4" ext4; then
 	have_ext4=1
-	copy_dyn "$(command -v mkfs.ext4)" || die "mkfs.ext4 missing (apt-get install e2fsprogs)"
+	copy_dyn "$(tool mkfs.ext4)" || die "mkfs.ext4 missing (apt-get install e2fsprogs)"
 	[ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$root/etc/"
 fi
 # scenarios that need a filesystem the kernel lacks are left out
@@ -102,6 +156,8 @@ cat > "$root/etc/vm.conf" <<CONF
 # written by build-initramfs.sh for $(basename "$img")
 VM_KERNEL='$suffix'
 VM_KVERSION='$K_VERSION'
+VM_ARCH=$K_ARCH
+VM_PAGE_SIZE=$K_PAGE_SIZE
 VM_BH=$K_BH
 VM_HAVE_XFS=$have_xfs
 VM_HAVE_EXT4=$have_ext4
@@ -113,7 +169,7 @@ VM_VERBOSE=${VM_VERBOSE:-0}
 VM_JOB='${VM_JOB:-matrix}'
 VM_GATE_RUNS=${VM_GATE_RUNS:-6}
 VM_GATE_WRITE='${VM_GATE_WRITE:--s 1m -t 16m}'
-VM_COST_ROUNDS=${VM_COST_ROUNDS:-5}
+VM_COST_ROUNDS=${VM_COST_ROUNDS:-$(default_cost_rounds "$K_ARCH")}
 CONF
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 

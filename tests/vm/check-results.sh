@@ -83,6 +83,36 @@ else
 	record FAIL - probe ran "rc=$(cat "$res/probe.rc" 2>/dev/null): $(head -c 300 "$res/probe.err" 2>/dev/null)"
 fi
 
+# ---- auto mode: the best mode the kernel allows, said in the recording --
+# fentry where the config has direct-call ftrace, kprobes where not
+# (Debian's arm64 6.1); the recording keeps the machine and page size
+arep=$res/auto-report.json
+want_mode=tracepoint
+case " $K_MODES " in
+*" fentry "*) want_mode=fentry ;;
+*" kprobe "*) want_mode=kprobe ;;
+esac
+want_machine=$([ "$K_ARCH" = arm64 ] && echo aarch64 || echo x86_64)
+if [ "$(cat "$res/auto.rc" 2>/dev/null)" = 0 ] && jq -e . "$arep" >/dev/null 2>&1; then
+	got=$(jq -r '.attach.writeback_iomap' "$arep")
+	pmode=$(jq -r '.probes[] | select(.name == "writeback_iomap") | .mode' "$probe" 2>/dev/null)
+	if [ "$got" = "$want_mode" ] && [ "$pmode" = "$want_mode" ] &&
+	   ! jq -e --arg w "$want_mode" '[.attach | to_entries[] | select(.key != "bio") | .value] |
+		any(. != $w and . != "absent" and . != "none")' "$arep" >/dev/null; then
+		record PASS - auto attach "probe and the recording: every probe $want_mode or absent (modes here: $K_MODES)"
+	else
+		record FAIL - auto attach "want $want_mode: probe says $pmode, recording $(jq -c .attach "$arep")"
+	fi
+	km=$(jq -r '"\(.kernel.machine) \(.kernel.page_size)"' "$arep")
+	if [ "$km" = "$want_machine $K_PAGE_SIZE" ]; then
+		record PASS - auto machine "recording: $km, as the config says"
+	else
+		record FAIL - auto machine "recording says '$km', config $want_machine $K_PAGE_SIZE"
+	fi
+else
+	record FAIL - auto ran "rc=$(cat "$res/auto.rc" 2>/dev/null): $(head -c 300 "$res/auto.err" 2>/dev/null)"
+fi
+
 # ---- giving up root once attached (src/priv.c) --------------------------
 priv=$(cat "$res/priv.txt" 2>/dev/null)
 if [ "$(cat "$res/priv.rc" 2>/dev/null)" = 0 ] && [ -n "$priv" ]; then
@@ -140,7 +170,11 @@ def pathof($w):
   elif ($w.path | startswith("/mnt/ext4")) then "bh"
   elif ($w.path | startswith("/mnt/xfs")) then "iomap"
   else "none" end;
-def blocks($w): (((($w.offset + $w.bytes) + 4095) / 4096 | floor) - (($w.offset / 4096) | floor));
+# the units a write was cut into: the blocks of its device or filesystem
+# (buffer_heads) and the pages of its page cache (writeback)
+def units($w; $u): (((($w.offset + $w.bytes) + $u - 1) / $u | floor) - (($w.offset / $u) | floor));
+def blocks($w): units($w; $w.bsize // 4096);
+def pages($w): units($w; $pgsz);
 def pct($a; $b): if $b == 0 then (if $a == 0 then 0 else 100 end) else (($a - $b) / $b * 100) end;
 def chk($name; $ok; $detail): {name: $name, ok: $ok, detail: $detail};
 def mib: . / 1048576 * 100 | round / 100;
@@ -160,13 +194,14 @@ def kmkwrite($p): if $p == "bh" then (if kp("ext4_page_mkwrite") > 0 then kp("ex
 $stat as $s |
 ($writers | map(select(op == "read") | . + {p: pathof(.)})) as $rs |
 ($writers | map(select(op != "read"))) as $ws |
-($ws | map(. + {p: pathof(.), blocks: blocks(.)})) as $ws |
+($ws | map(. + {p: pathof(.), blocks: blocks(.), pages: pages(.)})) as $ws |
 ([ "bh", "iomap" ] | map({key: ., value: (. as $p | $ws | map(select(.p == $p)) | {
     wcalls: (map(select(op == "write" and (.direct | not)) | .calls) | add // 0),
     wbytes: (map(select(op == "write" and (.direct | not)) | .bytes) | add // 0),
     dcalls: (map(select(op == "write" and .direct) | .calls) | add // 0),
     dbytes: (map(select(op == "write" and .direct) | .bytes) | add // 0),
     blocks: (map(select(op == "write" and (.direct | not)) | .blocks) | add // 0),
+    bsize: (map(select(.blockdev) | .bsize // 4096) | max // 4096),
     mbytes: (map(select(op == "mmap") | .bytes) | add // 0),
     n: length })}) | from_entries) as $exp |
 ([ "bh", "iomap" ] | map({key: ., value: (. as $p | $rs | map(select(.p == $p)) | {
@@ -253,9 +288,9 @@ $r + { checks: (
   # large folios are checked for at least one)
   + [ $exp | to_entries[] | .key as $p | ($ws | map(select(.p == $p and (.direct | not) and (.blockdev or (.path | startswith("/mnt/xfs")))))) as $wbw |
       select($wbw | length > 0) | ($s.paths[$p].writeback // {}) as $wb |
-      ($wbw | map(if op == "mmap" and $folio_wb and $mode != "tracepoint" then 1 else .blocks end) | add) as $blk |
-      chk("\($p) writeback"; (($wb.calls == null or $wb.calls >= 1) and ($wb.pages // 0) >= $blk);
-          "\(if $p == "bh" then $bhwb else "iomap_writepages" end): \($wb.calls) calls, \($wb.pages) pages >= \($blk) \(if $blk < ($wbw | map(.blocks) | add) then "(folios before 6.12)" else "blocks" end)") ]
+      ($wbw | map(if op == "mmap" and $folio_wb and $mode != "tracepoint" then 1 else .pages end) | add) as $pg |
+      chk("\($p) writeback"; (($wb.calls == null or $wb.calls >= 1) and ($wb.pages // 0) >= $pg);
+          "\(if $p == "bh" then $bhwb else "iomap_writepages" end): \($wb.calls) calls, \($wb.pages) pages >= \($pg) \(if $pg < ($wbw | map(.pages) | add) then "(folios before 6.12)" else "pages of \($pgsz) B" end)") ]
   # what each mode can see: tracepoints have no writeback calls or
   # latency; every call seen has a latency
   + [ ("bh", "iomap") as $p | ($s.paths[$p] // {}) as $g |
@@ -282,11 +317,11 @@ $r + { checks: (
   # bio sizes tell the paths apart on raw buffered writes
   + [ select($exp.iomap.wbytes > 0 and $bh == 0 and ($ws | all(.blockdev))) |
       $s.paths.iomap.bio.size_bytes.max as $m |
-      chk("iomap bios > 1 block"; ($m > 4096); "largest iomap bio \($m) B, mean \($s.paths.iomap.bio.size_bytes.mean)") ]
+      chk("iomap bios > 1 block"; ($m > $exp.iomap.bsize); "largest iomap bio \($m) B, mean \($s.paths.iomap.bio.size_bytes.mean), block \($exp.iomap.bsize) B") ]
   + [ select($exp.bh.wbytes > 0 and $bh == 1 and ($ws | all(.blockdev and (.direct | not)))) |
       $s.paths.bh.bio as $b |
-      chk("bh bios = 1 block"; ($b.size_bytes.max == 4096 and $b.count >= $exp.bh.blocks);
-          "\($b.count) bh bios for \($exp.bh.blocks) blocks, largest \($b.size_bytes.max) B") ]
+      chk("bh bios = 1 block"; ($b.size_bytes.max == $exp.bh.bsize and $b.count >= $exp.bh.blocks);
+          "\($b.count) bh bios for \($exp.bh.blocks) blocks of \($exp.bh.bsize) B, largest \($b.size_bytes.max) B") ]
   # ---- reads: every read device against tracefs and diskstats
   + [ $r.figures.reads[] |
       chk("read bios vs kernel trace \(.name)";
@@ -304,7 +339,7 @@ $r + { checks: (
       else
         chk("\($p) read bios"; ($g.read_bio.bytes >= $e.bytes and ($g.read_bio.size_bytes.count == $g.read_bio.count));
             "\($g.read_bio.count) read bios \($g.read_bio.bytes) B >= \($e.bytes) B read, \($g.read_bio.size_bytes.count) sizes"),
-        chk("\($p) read pages"; ($g.read.pages * 4096 >= $e.buffered);
+        chk("\($p) read pages"; ($g.read.pages * $pgsz >= $e.buffered);
             "\($g.read.pages) pages asked for, \($e.buffered) B read through the page cache"),
         (if $mode == "tracepoint" then
            chk("\($p) read calls unseen"; ($g.read.calls == null and $g.read.lat_ns == null);
@@ -406,7 +441,7 @@ for mode in $VM_MODES; do
 			--argjson ref "$ref" --argjson kp "$kprobes" \
 			--argjson skipped "${skipped:-0}" \
 			--argjson bh "$K_BH" --arg bhwb "$K_BH_WB" --argjson stat "$stat" \
-			--argjson folio_wb "$folio_wb" \
+			--argjson folio_wb "$folio_wb" --argjson pgsz "$K_PAGE_SIZE" \
 			--argjson writers "$writers" --argjson dsb "$dsb" \
 			--argjson dsa "$dsa" "$RUN_JQ" > "$d/check.json" ||
 			{ record FAIL "$mode" "$s" ran "check failed to evaluate"; continue; }
@@ -415,7 +450,8 @@ for mode in $VM_MODES; do
 			"$d/check.json" | while IFS=$'\t' read -r r m sc n det; do
 			record "$r" "$m" "$sc" "$n" "$det"
 		done
-		jq -r --arg k "$kname" '.row | [$k, .mode, .scenario, .result, .path,
+		jq -r --arg k "$kname" --arg a "$K_ARCH/$((K_PAGE_SIZE / 1024))k" \
+			'.row | [$k, $a, .mode, .scenario, .result, .path,
 			.wcalls, .wbcalls, .pages, .bios, .biomib, .maxbio, .bh,
 			.diskmib, .diff, .kbios, .kbh, .rcalls, .rbios, .rmib, .rmax,
 			.krbios, .mk, .dwf] | @tsv' "$d/check.json" >> "$rows"
@@ -620,7 +656,7 @@ if [ -d "$res/cost" ]; then
 		[ -n "$cpu" ] && [ -n "$bare_cpu" ] && [ "${calls:-0}" -gt 0 ] ||
 			continue
 		n=$(ls "$res"/cost/"$mode".*.json 2>/dev/null | wc -l)
-		awk -v k="$kname" -v m="$mode" -v n="$n" -v c="$cpu" \
+		awk -v k="$kname $K_ARCH/$((K_PAGE_SIZE / 1024))k" -v m="$mode" -v n="$n" -v c="$cpu" \
 		    -v b="$bare_cpu" -v w="$calls" 'BEGIN {
 			if (b > 0) printf "%s\t%s\t%d\t%.2f\t%.1f\n",
 				k, m, n, c / b, (c - b) * 1e6 / w }' >> "$cost"

@@ -11,6 +11,8 @@
 # written raw onto the disk with serial bhp-res; the host unpacks it. The
 # console gets one "vm-guest:" line per step. Ends with poweroff -f.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+# another architecture's busybox came with /bin/sh alone
+[ -e /bin/mount ] || /bin/busybox --install -s /bin
 export HOME=/ TERM=dumb
 
 mount -t proc proc /proc
@@ -231,6 +233,12 @@ bhprof probe --json > $R/probe.json 2> $R/probe.err
 echo $? > $R/probe.rc
 bhprof probe > $R/probe.txt 2>&1
 log "probe rc=$(cat $R/probe.rc)"
+# auto mode, as a user runs it, recorded and reported: which mode each
+# probe took here, and the machine and page size the recording keeps
+bhprof record -o $R/auto.bhp --duration 1 > /dev/null 2> $R/auto.err
+echo $? > $R/auto.rc
+bhprof report --json $R/auto.bhp > $R/auto-report.json 2>> $R/auto.err
+log "auto record rc=$(cat $R/auto.rc)"
 # how bhprof gives up root on this kernel (src/priv.c says it with -v)
 bhprof stat -v --duration 0.5 > /dev/null 2> $R/priv.err
 echo $? > $R/priv.rc

@@ -14,14 +14,47 @@ note() {
 	printf 'vm: %s\n' "$*" >&2
 }
 
+# The architecture a machine or kernel runs, in the kernel's words
+# (x86, arm64), from uname -m or Debian's names
+arch_name() {
+	case $1 in
+	x86_64|amd64|x86) echo x86 ;;
+	aarch64|arm64) echo arm64 ;;
+	*) echo "$1" ;;
+	esac
+}
+HOST_ARCH=$(arch_name "$(uname -m)")
+
+# Debian's name of an architecture, and its GNU triplet's first word
+deb_arch() { case $1 in x86) echo amd64 ;; *) echo "$1" ;; esac; }
+gnu_arch() { case $1 in x86) echo x86_64 ;; arm64) echo aarch64 ;; esac; }
+
+# The QEMU binary and machine of an architecture's guests (QEMU, when
+# set, overrides the binary of every architecture) and their console
+qemu_bin() {
+	if [ -n "${QEMU:-}" ]; then
+		echo "$QEMU"
+		return
+	fi
+	case $1 in
+	x86) echo qemu-system-x86_64 ;;
+	arm64) echo qemu-system-aarch64 ;;
+	esac
+}
+qemu_pkg() { case $1 in x86) echo qemu-system-x86 ;; arm64) echo qemu-system-arm ;; esac; }
+
 # What every boot needs on the host, checked before any: prints the first
-# thing missing, with how to get it, and fails.
+# thing missing, with how to get it, and fails. ARCH...: the guests'.
 vm_preflight() {
-	local t qemu=${QEMU:-qemu-system-x86_64}
-	command -v "$qemu" >/dev/null || {
-		echo "$qemu not found: apt-get install qemu-system-x86 (see tests/vm/deps.txt)"
-		return 1; }
-	for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd flock; do
+	local t a qemu
+	for a in "${@:-$HOST_ARCH}"; do
+		qemu=$(qemu_bin "$a")
+		[ -n "$qemu" ] || { echo "no QEMU guest for architecture $a"; return 1; }
+		command -v "$qemu" >/dev/null || {
+			echo "$qemu not found: apt-get install $(qemu_pkg "$a") (see tests/vm/deps.txt)"
+			return 1; }
+	done
+	for t in jq cpio busybox mkfs.xfs mkfs.ext4 timeout ldd flock readelf; do
 		command -v "$t" >/dev/null || {
 			echo "$t not found: apt-get install \$(cat tests/vm/deps.txt)"
 			return 1; }
@@ -31,14 +64,46 @@ vm_preflight() {
 		return 1; }
 }
 
-# The guests' static vmwriter, built into $BUILD_DIR and exported as
-# VMWRITER_BIN for build-initramfs.sh.
+# What a kernel of an architecture runs unless VM_SCENARIOS and
+# VM_COST_ROUNDS say otherwise. x86-64 runs everything. arm64 guests are
+# emulated too, and make check has 30 minutes for the whole matrix: they
+# run every scenario but the three that test attribution logic no
+# architecture changes (raw-mixed, two-writers, file-read: the x86-64
+# kernels run those), and no cost rounds.
+ALL_SCENARIOS="raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback ext4-meta"
+default_scenarios() {
+	case $1 in
+	arm64) echo "raw-buffered raw-direct ext4-file xfs-file raw-read raw-read-mixed mmap-write dio-fallback" ;;
+	*) echo "$ALL_SCENARIOS" ;;
+	esac
+}
+default_cost_rounds() { case $1 in arm64) echo 0 ;; *) echo 5 ;; esac; }
+
+# The static bhprof for an architecture's guests: BHPROF_BIN_<arch>, or
+# BHPROF_BIN for the build machine's own, or where 'make static' (with
+# ARCH=<arch> for another) writes it.
+bhprof_bin() {
+	local v=BHPROF_BIN_$1
+	if [ -n "${!v:-}" ]; then
+		echo "${!v}"
+	elif [ "$1" = "$HOST_ARCH" ]; then
+		echo "${BHPROF_BIN:-$REPO_ROOT/.output/bhprof-static}"
+	else
+		echo "$REPO_ROOT/.output/$1/bhprof-static"
+	fi
+}
+
+# The guests' static vmwriter for an architecture, built into
+# $BUILD_DIR/ARCH/vmwriter (a cross compiler for another than the host's:
+# crossbuild-essential-arm64).
 build_vmwriter() {
-	"${CC:-cc}" -static -O2 -Wall -o "$BUILD_DIR/vmwriter" "$VM_DIR/writer.c" \
-		2>"$BUILD_DIR/vmwriter.log" || {
-		cat "$BUILD_DIR/vmwriter.log" >&2
+	local a=${1:-$HOST_ARCH} cc=${CC:-cc}
+	[ "$a" = "$HOST_ARCH" ] || cc=$(gnu_arch "$a")-linux-gnu-gcc
+	mkdir -p "$BUILD_DIR/$a"
+	"$cc" -static -O2 -Wall -o "$BUILD_DIR/$a/vmwriter" "$VM_DIR/writer.c" \
+		2>"$BUILD_DIR/$a/vmwriter.log" || {
+		cat "$BUILD_DIR/$a/vmwriter.log" >&2
 		return 1; }
-	export VMWRITER_BIN=$BUILD_DIR/vmwriter
 }
 
 # The folder that holds the test kernels: ../shared/kernels beside the
@@ -54,7 +119,8 @@ kernels_dir() {
 	printf '%s\n' "$top/../shared/kernels"
 }
 
-# Every kernel image to test, one path a line: bzImage-* and vmlinuz-* in
+# Every kernel image to test, one path a line: bzImage-*, vmlinuz-* and
+# Image-* (arm64's name; the architecture comes from the config) in
 # the kernels folder, then the entries of BHPROF_EXTRA_KERNELS (a space or
 # colon separated list of image files; the config is config-<suffix>
 # beside each, or <image>.config).
@@ -62,7 +128,7 @@ list_kernels() {
 	local dir f
 	dir=$(kernels_dir)
 	if [ -d "$dir" ]; then
-		for f in "$dir"/bzImage-* "$dir"/vmlinuz-*; do
+		for f in "$dir"/bzImage-* "$dir"/vmlinuz-* "$dir"/Image-*; do
 			[ -f "$f" ] && printf '%s\n' "$f"
 		done
 	fi
@@ -78,6 +144,7 @@ kernel_suffix() {
 	case $b in
 	bzImage-*) printf '%s\n' "${b#bzImage-}" ;;
 	vmlinuz-*) printf '%s\n' "${b#vmlinuz-}" ;;
+	Image-*) printf '%s\n' "${b#Image-}" ;;
 	*) printf '%s\n' "$b" ;;
 	esac
 }
@@ -122,7 +189,8 @@ version_ge() {
 
 # Facts about one kernel, from its .config alone, as shell assignments:
 #   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_LOOP K_MODES
-#   K_BH_WB (block_write_full_folio or _page)
+#   K_BH_WB (block_write_full_folio or _page), K_ARCH (x86, arm64: the
+#   guest's QEMU and binaries), K_PAGE_SIZE (bytes)
 kernel_facts() {
 	local cfg=$1 v bh modes=""
 	v=$(cfg_version "$cfg")
@@ -157,6 +225,20 @@ kernel_facts() {
 	printf 'K_XFS=%s\n' "$(cfg_val CONFIG_XFS_FS "$cfg")"
 	printf 'K_LOOP=%s\n' "$(cfg_val CONFIG_BLK_DEV_LOOP "$cfg")"
 	printf 'K_MODES="%s"\n' "${modes# }"
+	if [ "$(cfg_val CONFIG_ARM64 "$cfg")" = y ]; then
+		printf 'K_ARCH=arm64\n'
+	elif [ "$(cfg_val CONFIG_X86_64 "$cfg")" = y ]; then
+		printf 'K_ARCH=x86\n'
+	else
+		printf 'K_ARCH=unknown\n'
+	fi
+	if [ "$(cfg_val CONFIG_ARM64_16K_PAGES "$cfg")" = y ]; then
+		printf 'K_PAGE_SIZE=16384\n'
+	elif [ "$(cfg_val CONFIG_ARM64_64K_PAGES "$cfg")" = y ]; then
+		printf 'K_PAGE_SIZE=65536\n'
+	else
+		printf 'K_PAGE_SIZE=4096\n'
+	fi
 	# block_write_full_page became block_write_full_folio in 6.8
 	if version_ge "$v" 6.8; then
 		printf 'K_BH_WB=block_write_full_folio\n'

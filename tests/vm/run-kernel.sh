@@ -10,7 +10,7 @@
 # Leaves in OUTDIR: console.log, qemu.log, status (OK, TIMEOUT, CRASHED,
 # NORESULTS, QEMU-FAILED), results/ (what the guest wrote), elapsed (seconds).
 # environment: VM_TIMEOUT (default 900 s), VM_SMP (2), VM_MEM (1024 MiB),
-#   QEMU (qemu-system-x86_64); and those of build-initramfs.sh, among them
+#   QEMU (default: the kernel's architecture's, lib.sh's qemu_bin); and those of build-initramfs.sh, among them
 #   VM_JOB=gate-record (VM_GATE_RUNS, VM_GATE_WRITE), which leaves the
 #   recordings in OUTDIR/results/gate/run-N.bhp.
 set -uo pipefail
@@ -19,8 +19,18 @@ set -uo pipefail
 [ $# -eq 2 ] || die "usage: run-kernel.sh KERNEL_IMAGE OUTDIR"
 img=$1
 out=$2
-qemu=${QEMU:-qemu-system-x86_64}
 tmo=${VM_TIMEOUT:-900}
+cfg=$(kernel_config "$img") || die "no config beside $img"
+eval "$(kernel_facts "$cfg")"
+qemu=$(qemu_bin "$K_ARCH")
+[ -n "$qemu" ] || die "$img: no QEMU for architecture $K_ARCH (its config says)"
+# The board and console of each architecture. arm64: Debian's kernels
+# sign return addresses, and QEMU's own hash for them (pauth-impdef)
+# makes TCG about twice as fast as the architected one.
+case $K_ARCH in
+x86) machine=(-machine q35 -cpu max) console=ttyS0 ;;
+arm64) machine=(-machine virt -cpu max,pauth-impdef=on) console=ttyAMA0 ;;
+esac
 
 rm -rf "$out"
 mkdir -p "$out/results"
@@ -49,7 +59,7 @@ for d in "${disks[@]}"; do
 	i=$((i + 1))
 done
 
-append="console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off"
+append="console=$console panic=-1 oops=panic loglevel=4 mitigations=off"
 append="$append rdinit=/init"
 # a cache of its own for buffer_head in /proc/slabinfo (ext4-meta)
 append="$append slab_nomerge"
@@ -66,7 +76,7 @@ trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null' INT TERM HUP
 # matrix little.
 timeout --kill-after=10 "$tmo" "$qemu" \
 	-accel "tcg,thread=${VM_TCG_THREAD:-single}" -nodefaults -no-reboot -display none \
-	-machine q35 -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
+	"${machine[@]}" -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
 	-kernel "$img" -initrd "$out/initramfs.cpio" -append "$append" \
 	-serial "file:$out/console.log" -monitor none \
 	"${drive_args[@]}" > "$out/qemu.log" 2>&1 &

@@ -11,11 +11,16 @@
 # usage: tests/vm/run-matrix.sh [KERNEL_IMAGE...]
 # environment:
 #   BHPROF_KERNELS_DIR   kernels folder (default: ../shared/kernels beside
-#                        the repository); takes bzImage-* and vmlinuz-*
+#                        the repository); takes bzImage-*, vmlinuz-* and
+#                        Image-*, each booted with the QEMU of the
+#                        architecture its config names
 #   BHPROF_EXTRA_KERNELS more kernel images, space or colon separated; each
 #                        needs config-<suffix> (or <image>.config) beside it
-#   BHPROF_BIN           the static bhprof (default .output/bhprof-static,
+#   BHPROF_BIN           the static bhprof for guests of the build machine's
+#                        architecture (default .output/bhprof-static,
 #                        built with `make static` when missing)
+#   BHPROF_BIN_arm64     ... for arm64 guests (default, on x86-64,
+#                        .output/arm64/bhprof-static: make ARCH=arm64 static)
 #   VM_JOBS              kernels booted at once (default 2)
 #   VM_TIMEOUT           seconds before a guest is killed (default 900)
 #   VM_MODES, VM_SCENARIOS  restrict the matrix (default: all that apply)
@@ -48,34 +53,45 @@ fatal() {
 	exit 2
 }
 
-msg=$(vm_preflight) || fatal "$msg"
-
 if [ $# -gt 0 ]; then
 	kernels=("$@")
 else
 	mapfile -t kernels < <(list_kernels)
 fi
 [ ${#kernels[@]} -gt 0 ] ||
-	fatal "no kernels in $(kernels_dir) (bzImage-*, vmlinuz-*) nor in BHPROF_EXTRA_KERNELS"
+	fatal "no kernels in $(kernels_dir) (bzImage-*, vmlinuz-*, Image-*) nor in BHPROF_EXTRA_KERNELS"
 
-# bhprof, static: the guests have no shared libraries
-bin=${BHPROF_BIN:-$REPO_ROOT/.output/bhprof-static}
-if [ -z "${BHPROF_BIN:-}" ]; then
-	note "building the static bhprof (make static)"
-	make -C "$REPO_ROOT" -s static >"$BUILD_DIR/make-static.log" 2>&1 ||
-		{ tail -n 30 "$BUILD_DIR/make-static.log" >&2
-		  fatal "make static failed: no bhprof for the guests"; }
-fi
-[ -x "$bin" ] || fatal "no static bhprof at $bin"
-export BHPROF_BIN=$bin
+# the architectures the kernels need, from their configs
+arches=()
+for k in "${kernels[@]}"; do
+	cfg=$(kernel_config "$k" 2>/dev/null) || continue
+	a=$(eval "$(kernel_facts "$cfg")"; echo "$K_ARCH")
+	[[ " ${arches[*]} " == *" $a "* ]] || arches+=("$a")
+done
+msg=$(vm_preflight "${arches[@]}") || fatal "$msg"
 
-build_vmwriter || fatal "cannot build the static vmwriter (libc6-dev)"
+# bhprof, static, one per architecture: the guests have no shared
+# libraries. Built here unless given (BHPROF_BIN, BHPROF_BIN_<arch>).
+for a in "${arches[@]}"; do
+	bin=$(bhprof_bin "$a")
+	v=BHPROF_BIN_$a
+	if [ -z "${!v:-}" ] && { [ "$a" != "$HOST_ARCH" ] || [ -z "${BHPROF_BIN:-}" ]; }; then
+		note "building the static $a bhprof (make ARCH=$a static)"
+		make -C "$REPO_ROOT" -s ARCH="$a" static >"$BUILD_DIR/make-static-$a.log" 2>&1 ||
+			{ tail -n 30 "$BUILD_DIR/make-static-$a.log" >&2
+			  fatal "make ARCH=$a static failed: no bhprof for the $a guests"; }
+	fi
+	[ -x "$bin" ] || fatal "no static $a bhprof at $bin"
+	export "BHPROF_BIN_$a=$bin"
+	build_vmwriter "$a" || fatal "cannot build the static $a vmwriter (libc6-dev, crossbuild-essential-$(deb_arch "$a"))"
+done
 
 # ---- boot every kernel, VM_JOBS at a time ------------------------------
 jobs_max=${VM_JOBS:-2}
 names=()
 pre_fail=()
 declare -A running=()	# pid -> kernel name
+declare -A kap=()	# kernel name -> "arm64/16k": every line names both
 
 reap_one() {
 	local pid name
@@ -100,6 +116,8 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	names+=("$name")
+	kap[$name]=$(eval "$(kernel_facts "$(kernel_config "$k")")"
+		     echo "$K_ARCH/$((K_PAGE_SIZE / 1024))k")
 	while [ ${#running[@]} -ge "$jobs_max" ]; do
 		reap_one
 	done
@@ -130,21 +148,21 @@ allchecks() {
 	[ ${#checkfiles[@]} -gt 0 ] && cat "${checkfiles[@]}"
 }
 {
-	echo "bhprof VM matrix  $(date -u '+%Y-%m-%d %H:%M:%S UTC')  bhprof: $bin"
+	echo "bhprof VM matrix  $(date -u "+%Y-%m-%d %H:%M:%S UTC")  bhprof: $(for a in "${arches[@]}"; do printf "%s " "$(bhprof_bin "$a")"; done)"
 	echo
-	printf '%-17s %-10s %-14s %-4s %-10s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s %6s %5s %6s %8s %6s %5s %4s\n' \
-		kernel mode scenario res path writes wb pages bios bioMiB maxbio bh diskMiB diff% kbios kbh \
+	printf '%-22s %-9s %-10s %-14s %-4s %-10s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s %6s %5s %6s %8s %6s %5s %4s\n' \
+		kernel arch/page mode scenario res path writes wb pages bios bioMiB maxbio bh diskMiB diff% kbios kbh \
 		rcalls rbios rMiB rmaxbio krbios mkw dwf
 	for name in "${names[@]}"; do
 		rows=$BUILD_DIR/$name/rows.tsv
 		st=$(cat "$BUILD_DIR/$name/status" 2>/dev/null || echo MISSING)
 		if [ "$st" != OK ]; then
-			printf '%-18s %-10s %-12s %-4s %s\n' "$name" - - FAIL "$st"
+			printf '%-22s %-9s %-10s %-14s %-4s %s\n' "$name" "${kap[$name]}" - - FAIL "$st"
 		fi
 		[ -f "$rows" ] || continue
-		awk -F'\t' '{ printf "%-17s %-10s %-14s %-4s %-10s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s %6s %5s %6s %8s %6s %5s %4s\n",
+		awk -F'\t' '{ printf "%-22s %-9s %-10s %-14s %-4s %-10s %6s %5s %5s %5s %6s %8s %5s %6s %5s %5s %7s %6s %5s %6s %8s %6s %5s %4s\n",
 			$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-			$17, $18, $19, $20, $21, $22, $23 }' "$rows"
+			$17, $18, $19, $20, $21, $22, $23, $24 }' "$rows"
 	done
 	echo
 	echo "path = the path(s) the scenario writes through; writes = write and O_DIRECT"
@@ -165,12 +183,12 @@ allchecks() {
 	echo "mode; * = equal relative to the kernel's own count, see notes):"
 	for name in "${names[@]}"; do
 		[ -f "$BUILD_DIR/$name/checks.tsv" ] || continue
-		awk -F'\t' -v k="$name" '$3 == "all" {
+		awk -F'\t' -v k="$name ${kap[$name]}" '$3 == "all" {
 			if (!($4 in st)) { order[n++] = $4; st[$4] = "PASS" }
 			if ($1 == "FAIL") st[$4] = "FAIL"
 			if ($6 ~ /NOTE/) note[$4] = "*"
 			cnt[$4]++ }
-			END { line = sprintf("  %-17s", k)
+			END { line = sprintf("  %-32s", k)
 			      for (i = 0; i < n; i++) line = line sprintf(" %s %s%s", order[i], st[order[i]], note[order[i]])
 			      print line }' "$BUILD_DIR/$name/checks.tsv"
 	done
@@ -178,7 +196,7 @@ allchecks() {
 	for name in "${names[@]}"; do
 		p=$BUILD_DIR/$name/results/probe.json
 		[ -f "$p" ] && jq -e . "$p" >/dev/null 2>&1 || continue
-		printf 'probe %-14s %s\n' "$name" "$(jq -r '[.kernel.release, "bh=\(.kernel.buffer_head)"] + [.probes[] | "\(.name)=\(.mode)\(if .mode == "absent" or .mode == "none" then "" else "(\(.func))" end)"] | join(" ")' "$p")"
+		printf 'probe %-22s %-9s %s\n' "$name" "${kap[$name]}" "$(jq -r '[.kernel.release, "bh=\(.kernel.buffer_head)"] + [.probes[] | "\(.name)=\(.mode)\(if .mode == "absent" or .mode == "none" then "" else "(\(.func))" end)"] | join(" ")' "$p")"
 	done
 	echo
 	costs=()

@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -150,6 +152,7 @@ int main(int argc, char **argv)
 	const char *op = "write";
 	pid_t racer = 0;
 	unsigned int maj, min;
+	int bsize;
 	const char *path;
 	struct stat st;
 	double t0, t1, t2, cpu;
@@ -215,9 +218,16 @@ int main(int argc, char **argv)
 		perror("vmwriter: fstat");
 		return 1;
 	}
+	/* the block size buffer_heads are cut to: the device's soft
+	 * block size (which follows the page size), or the filesystem's */
+	bsize = st.st_blksize;
 	if (S_ISBLK(st.st_mode)) {
 		maj = major(st.st_rdev);
 		min = minor(st.st_rdev);
+		if (ioctl(fd, BLKBSZGET, &bsize)) {
+			perror("vmwriter: BLKBSZGET");
+			return 1;
+		}
 	} else {
 		maj = major(st.st_dev);
 		min = minor(st.st_dev);
@@ -279,6 +289,7 @@ int main(int argc, char **argv)
 	cpu = cpu_s() - cpu;
 	printf("{\"op\":\"%s\",\"racer\":%s,\"fsync_eio\":%s,", op,
 	       race ? "true" : "false", stale_eio ? "true" : "false");
+	printf("\"bsize\":%d,\"page_size\":%ld,", bsize, sysconf(_SC_PAGESIZE));
 	printf("\"path\":\"%s\",\"dev\":\"%u:%u\",\"blockdev\":%s,"
 	       "\"direct\":%s,\"fsync\":%s,\"calls\":%llu,\"bytes\":%llu,"
 	       "\"offset\":%llu,\"write_s\":%.6f,\"fsync_s\":%.6f,"
