@@ -397,7 +397,6 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	memset(p, 0, sizeof(*p));
 	p->request = request;
 	p->sys_link_at = -1;
-	p->callers_at = -1;
 	resolve(p, btf, ks);
 	plan_flags(p, btf, ks);
 	tracepoints_probe(p, btf);
@@ -561,14 +560,12 @@ static const char *callers_func(const struct attach_plan *p, int i)
 	}
 }
 
-void attach_plan_callers(struct attach_plan *p, const struct btf *btf,
-			 const struct ksyms *ks)
+void attach_plan_callers(struct attach_plan *p, const struct btf *btf)
 {
 	static const char *const own[] = { "folio_alloc_buffers",
 					   "alloc_page_buffers" };
 
 	p->callers = true;
-	p->callers_at = -1;
 	if (p->absent[PROBE_BH_ALLOC]) {
 		snprintf(p->callers_why, sizeof(p->callers_why),
 			 "no buffer_heads in this kernel");
@@ -580,7 +577,6 @@ void attach_plan_callers(struct attach_plan *p, const struct btf *btf,
 				 own[i]);
 	p->own_jbd2 = btf_has_func(btf, "jbd2_journal_write_metadata_buffer");
 	p->bh_free = btf_has_func(btf, "free_buffer_head");
-	(void)ks;
 }
 
 /* Owners and frees go in the bh group's flavour; under kprobes (auto)
@@ -1108,8 +1104,6 @@ static void attach_callers(struct attach_plan *p, struct bhprof_bpf *s,
 			err = attach_prog(p, s->progs.tp_bh_free);
 		if (err)
 			links_truncate(p, mark);
-		else
-			p->callers_at = mark;
 		if (!err && m == MODE_TRACEPOINT)
 			snprintf(p->callers_why, sizeof(p->callers_why),
 				 "tracepoints: no owners; frees from "

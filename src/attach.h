@@ -47,7 +47,6 @@ struct attach_plan {
 	bool bh_free;			/* free_buffer_head is */
 	char own_func[64];		/* folio_alloc_buffers, or the page one */
 	char callers_why[160];
-	int callers_at;			/* its first link, -1 none */
 	/* the syscall programs: one shared by every group on tracepoints,
 	 * or (sys_split) one per group once the kernel refused it */
 	bool sys_split;
@@ -94,8 +93,7 @@ int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 		       struct run_info *info);
 /* --callers on a plan made: after attach_plan_make() */
-void attach_plan_callers(struct attach_plan *p, const struct btf *btf,
-			 const struct ksyms *ks);
+void attach_plan_callers(struct attach_plan *p, const struct btf *btf);
 void attach_plan_detach(struct attach_plan *p);
 
 #endif /* BHPROF_ATTACH_H */

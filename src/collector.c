@@ -362,12 +362,12 @@ static struct ksyms *ksyms_wait(struct ksyms_reader *r)
 
 /* kallsyms whole, while bhprof still holds root: chains are named from it */
 static void callers_open(struct collector *c, struct run_info *info,
-			 const struct btf *btf, const struct ksyms *ks)
+			 const struct btf *btf)
 {
 	long sz = btf ? btf_struct_size(btf, "buffer_head") : -1;
 	int err;
 
-	attach_plan_callers(&c->plan, btf, ks);
+	attach_plan_callers(&c->plan, btf);
 	info->bh_size = sz > 0 ? (uint32_t)sz : 0;
 	err = callers_syms_load();
 	if (err)
@@ -409,7 +409,7 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	if (err)
 		goto fail;
 	if (o->callers)
-		callers_open(c, info, btf, kr.ks);
+		callers_open(c, info, btf);
 	/* libbpf parses its own copy for the load: not both at once */
 	btf__free(btf);
 	btf = NULL;
@@ -602,13 +602,6 @@ static uint32_t callers_chain_read(struct collector *c, uint32_t id)
 	return c->chain_of[id] - 1;
 }
 
-static int row_cmp(const void *a, const void *b)
-{
-	const struct caller_row *x = a, *y = b;
-
-	return caller_key_cmp(&x->k, &y->k);
-}
-
 /* two kernel stacks can make one chain (frames past its depth differ):
  * their rows, sorted, become one */
 static void rows_merge(struct snapshot *s)
@@ -651,7 +644,8 @@ static int read_callers(struct collector *c, struct snapshot *s)
 			r->n += v[cpu];
 		s->nr_callers++;
 	}
-	qsort(s->callers, s->nr_callers, sizeof(s->callers[0]), row_cmp);
+	qsort(s->callers, s->nr_callers, sizeof(s->callers[0]),
+	      caller_row_cmp);
 	rows_merge(s);
 	callers_mounts_scan();
 	return 0;

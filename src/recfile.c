@@ -644,13 +644,6 @@ static uint32_t chain_of(const struct recfile *r, uint64_t id)
 	return BHP_STACK_LOST - 1;
 }
 
-static int row_cmp(const void *a, const void *b)
-{
-	const struct caller_row *x = a, *y = b;
-
-	return caller_key_cmp(&x->k, &y->k);
-}
-
 static void dec_callers(struct dec *d, struct rd *c)
 {
 	struct snapshot *s = d->dst;
@@ -682,7 +675,8 @@ static void dec_callers(struct dec *d, struct rd *c)
 		s->callers[i].n += v;
 	}
 	if (added)
-		qsort(s->callers, s->nr_callers, sizeof(s->callers[0]), row_cmp);
+		qsort(s->callers, s->nr_callers, sizeof(s->callers[0]),
+		      caller_row_cmp);
 }
 
 static void dec_mounts(struct rd *c)

@@ -282,6 +282,13 @@ int caller_key_cmp(const struct bhp_caller_key *a,
 	return memcmp(a, b, sizeof(*a));
 }
 
+int caller_row_cmp(const void *a, const void *b)
+{
+	const struct caller_row *x = a, *y = b;
+
+	return caller_key_cmp(&x->k, &y->k);
+}
+
 /* rows of b less those of a, both sorted; rows that did not move go */
 static void callers_delta(const struct snapshot *a, const struct snapshot *b,
 			  struct snapshot *out)

@@ -173,5 +173,7 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 void snapshot_add(struct snapshot *acc, const struct snapshot *d);
 int caller_key_cmp(const struct bhp_caller_key *a,
 		   const struct bhp_caller_key *b);
+/* for qsort() of struct caller_row: rows are kept in key order */
+int caller_row_cmp(const void *a, const void *b);
 
 #endif /* BHPROF_SNAPSHOT_H */
