@@ -164,7 +164,7 @@ $(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
 # built with FUZZ_SRC_NAME (default src/NAME.c), and one entry NAME:SECONDS
 # here: a new parser of outside input is one more word in FUZZ_RUNS.
 FUZZ_RUNS ?= recfile:40 cli:20 devname:20 rules:20
-FUZZ_SRC_recfile := src/recfile.c src/recfile_fmt.c src/snapshot.c
+FUZZ_SRC_recfile := src/recfile.c src/recfile_fmt.c src/snapshot.c src/callers.c
 FUZZ_SRC_cli := src/cliparse.c
 FUZZ_SRC_devname := src/devices.c
 FUZZ_SRC_rules := src/rules.c src/metrics.c src/output.c src/summary.c \
@@ -192,9 +192,10 @@ bench: $(OUTPUT)/bench_recfile bhprof
 # Test-only builds of bhprof whose BPF object has one probe group (or
 # all) refuse to load, as a renamed kernel field would (compat.bpf.h's
 # FAULT_POINT): tests/live/test_degrade.sh proves the rest carries on.
-FAULTS := write bio all
+FAULTS := write bio all callers
 fault_id_write := 0
 fault_id_bio := 3
+fault_id_callers := 6
 fault_id_all := 99
 FAULT_BINS := $(foreach f,$(FAULTS),$(OUTPUT)/fault-$(f)/bhprof)
 SKEL_USERS := $(OUTPUT)/attach.o $(OUTPUT)/collector.o

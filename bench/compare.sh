@@ -9,6 +9,7 @@
 #
 #   bare       no tracer
 #   bhprof     bhprof stat --attach tracepoint -d LOOP
+#   callers    the same with --callers (a stack per buffer_head)
 #   bpftrace   bench/bhprof.bt, the same tracepoints in bpftrace
 #   libbpf     biolatency + bitesize of libbpf-tools (bios only)
 #   (BHPROF_BASE=path adds "base", another bhprof binary, e.g. main's)
@@ -31,7 +32,7 @@ ROUNDS=${ROUNDS:-7}
 SIZE=${SIZE:-400M}
 BS_LIST=${BS_LIST:-4k 1m}
 OUT=${OUT:-$here/../.output/bench-overhead.txt}
-TRACERS="bare bhprof bpftrace libbpf"
+TRACERS="bare bhprof callers bpftrace libbpf"
 [ -n "$BHPROF_BASE" ] && TRACERS="$TRACERS base"
 
 die() { echo "compare: $*" >&2; exit 1; }
@@ -88,11 +89,12 @@ run_one() { # run_one TRACER BS TAG
 	case $1 in
 	bare)
 		$cmd >/dev/null 2>&1 ;;
-	bhprof|base)
-		local bin=$BHPROF
+	bhprof|base|callers)
+		local bin=$BHPROF opt=""
 		[ "$1" = base ] && bin=$BHPROF_BASE
+		[ "$1" = callers ] && opt=--callers
 		# shellcheck disable=SC2086
-		"$bin" stat --attach tracepoint -d "$name" -- $cmd \
+		"$bin" stat --attach tracepoint $opt -d "$name" -- $cmd \
 			>/dev/null 2>"$work/$3.err" ;;
 	bpftrace)
 		bpftrace -c "$cmd" "$here/bhprof.bt" "$bh_size" \

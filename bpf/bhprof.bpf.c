@@ -721,21 +721,28 @@ static __always_inline bool is_bh_cache(struct kmem_cache *s)
  * unread. fentry and kprobe count the calls, failed ones included; this
  * counts them the same way.
  */
+/* A slab event of a buffer_head from the function [lo, hi): a text-range
+ * test is one compare; the name is the fallback for hosts that hide
+ * kallsyms. */
+static __always_inline bool bh_site(unsigned long call_site,
+				    struct kmem_cache *s, __u64 lo, __u64 hi)
+{
+	if (hi)
+		return call_site >= lo && call_site < hi;
+	return is_bh_cache(s);
+}
+
 SEC("?tp_btf/kmem_cache_alloc")
 int BPF_PROG(tp_bh_alloc, unsigned long call_site, const void *ptr,
 	     struct kmem_cache *s)
 {
-	/* A text-range test is one compare; the name is the fallback for
-	 * hosts that hide kallsyms. */
-	if (bh_cs_hi) {
-		if (call_site < bh_cs_lo || call_site >= bh_cs_hi)
-			return 0;
-	} else if (!is_bh_cache(s)) {
+	if (!bh_site(call_site, s, bh_cs_lo, bh_cs_hi))
 		return 0;
-	}
 	bh_alloc_hit();
 	return 0;
 }
+
+#include "callers.bpf.h"
 
 /* ---- tracepoint flavours of the write and writeback contexts ---- */
 

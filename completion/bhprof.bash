@@ -34,6 +34,8 @@ _bhprof_options()
 			for (i = 1; i <= NF; i++) {
 				w = $i
 				sub(/^\[+/, "", w)
+				# "--callers[=full]": an optional argument
+				sub(/\[=[^]]*\]/, "", w)
 				if (w !~ /^--?[A-Za-z]/)
 					continue
 				closed = sub(/\].*$/, "", w)
@@ -54,8 +56,10 @@ _bhprof_options()
 			n = split(col[1], t, /,? +/)
 			a = t[n] ~ /^-/ ? "" : t[n]
 			for (i = 1; i <= n; i++)
-				if (t[i] ~ /^-/)
+				if (t[i] ~ /^-/) {
+					sub(/\[=[^]]*\]$/, "", t[i])
 					print t[i], a
+				}
 		}' | sort -u
 }
 

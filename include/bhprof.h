@@ -41,7 +41,8 @@ enum bhp_group {
 	BHP_GROUP_BIO = 3,	/* bios, always the block_bio_queue tracepoint */
 	BHP_GROUP_READ = 4,	/* read_folio and readahead calls, read context */
 	BHP_GROUP_MKWRITE = 5,	/* page_mkwrite faults of shared mappings */
-	BHP_NR_GROUPS = 6,
+	BHP_GROUP_CALLERS = 6,	/* --callers: owners and frees of bh */
+	BHP_NR_GROUPS = 7,
 };
 
 /* Histograms kept per path. */
@@ -119,6 +120,10 @@ struct bhp_global_stats {
 	bhp_u64 ctx_lost;	/* context map full: events not attributed */
 	bhp_u64 read_bio_count;	/* every read bio on a watched device */
 	bhp_u64 read_bio_bytes;
+	/* --callers only (zero without): allocations no row of callers
+	 * holds (its map was full), and buffer_heads freed */
+	bhp_u64 callers_lost;
+	bhp_u64 bh_freed;
 };
 
 /* Per-device bios: per-CPU hash keyed by device and path. */
@@ -237,6 +242,45 @@ struct bhp_thread {
 /* -d: devices a run may be narrowed to (the BPF side scans them) */
 #define BHP_MAX_FILTER_DEVS 16
 #define MAX_FS_TYPES 64
+
+/*
+ * --callers: allocations counted by call chain, owner and path context.
+ * A chain is a stack id of callers_stacks (BHP_STACK_LOST when the stack
+ * map had no room: still counted, under no chain).
+ */
+#define BHP_MAX_STACKS 4096
+#define BHP_MAX_CALLERS 4096
+#define BHP_STACK_DEPTH 32	/* frames kept per chain */
+#define BHP_STACK_LOST 0xffffffffu
+
+/* what kind of page cache the buffers were given to */
+enum bhp_owner_kind {
+	OWNER_NONE = 0,	/* no folio known (jbd2's copies, tracepoints) */
+	OWNER_FILE = 1,	/* a file's own page cache: dev is its sb's */
+	OWNER_BDEV = 2,	/* a block device's page cache: dev is the disk */
+};
+
+/* the path context an allocation came in */
+enum bhp_where {
+	WHERE_NONE = 0,
+	WHERE_WRITE = 1,	/* write call or writeback */
+	WHERE_READ = 2,
+	WHERE_MKWRITE = 3,
+	NR_WHERE = 4,
+};
+
+struct bhp_caller_key {
+	bhp_u32 stack;	/* stack id, or BHP_STACK_LOST */
+	bhp_u32 dev;	/* kernel dev_t of the owner, 0 if unknown */
+	bhp_u32 kind;	/* enum bhp_owner_kind */
+	bhp_u32 where;	/* enum bhp_where */
+};
+
+/* the owner of the buffers a thread is allocating now */
+struct bhp_owner {
+	bhp_u32 dev;
+	bhp_u32 kind;
+};
 
 /* Linux's S_IFMT values; vmlinux.h carries no macros. */
 #define BHP_S_IFMT 0170000

@@ -110,7 +110,8 @@ struct progs {
 	((struct progs){ s->progs.fe_##n, s->progs.fx_##n, s->progs.kp_##n, \
 			 s->progs.kr_##n })
 
-static struct progs probe_progs(struct bhprof_bpf *s, enum probe_id id)
+static struct progs probe_progs(const struct attach_plan *p,
+			       struct bhprof_bpf *s, enum probe_id id)
 {
 	switch (id) {
 	case PROBE_WRITE_BLKDEV:
@@ -127,6 +128,9 @@ static struct progs probe_progs(struct bhprof_bpf *s, enum probe_id id)
 		return FLAVOURS(s, do_writepages);
 	case PROBE_BH_ALLOC:
 		/* counted on entry: no return flavours */
+		if (p->callers)
+			return (struct progs){ s->progs.fe_bh_alloc_c, NULL,
+					       s->progs.kp_bh_alloc_c, NULL };
 		return (struct progs){ s->progs.fe_bh_alloc, NULL,
 				       s->progs.kp_bh_alloc, NULL };
 	case PROBE_READ_BH_FOLIO:
@@ -431,6 +435,7 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_iomap_folio_new, BHP_GROUP_WB },
 		{ s->progs.tp_bh_folio, BHP_GROUP_WB },
 		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
+		{ s->progs.tp_bh_alloc_c, BHP_GROUP_BH },
 		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
 		{ s->progs.tp_read_enter, BHP_GROUP_READ },
 		{ s->progs.tp_read_exit, BHP_GROUP_READ },
@@ -447,11 +452,12 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 }
 
 /* The group and flavour (fentry or kprobe) of a function probe's program. */
-static bool is_func_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
-			 enum bhp_group *g, enum attach_mode *m)
+static bool is_func_prog(const struct attach_plan *p, struct bhprof_bpf *s,
+			 const struct bpf_program *prog, enum bhp_group *g,
+			 enum attach_mode *m)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
-		struct progs pr = probe_progs(s, id);
+		struct progs pr = probe_progs(p, s, id);
 
 		*g = probe_group_of(id);
 		if (prog == pr.fe || (pr.fx && prog == pr.fx)) {
@@ -511,6 +517,100 @@ static int demote(struct attach_plan *p, enum bhp_group g, enum attach_mode m,
 	return g;
 }
 
+/* the owner and free programs of --callers, every flavour */
+static struct progs callers_progs(struct bhprof_bpf *s, int i)
+{
+	switch (i) {
+	case 0:
+		return FLAVOURS(s, own_folio);
+	case 1:
+		return FLAVOURS(s, own_jbd2);
+	default:
+		return (struct progs){ s->progs.fe_bh_free, NULL,
+				       s->progs.kp_bh_free, NULL };
+	}
+}
+
+#define NR_CALLERS_PROGS 3
+
+static bool is_callers_prog(struct bhprof_bpf *s,
+			    const struct bpf_program *prog)
+{
+	for (int i = 0; i < NR_CALLERS_PROGS; i++) {
+		struct progs pr = callers_progs(s, i);
+
+		if (prog == pr.fe || prog == pr.fx || prog == pr.kp ||
+		    prog == pr.kr)
+			return true;
+	}
+	return prog == s->progs.tp_bh_free;
+}
+
+/* the function a callers program goes on, NULL if the kernel has none */
+static const char *callers_func(const struct attach_plan *p, int i)
+{
+	switch (i) {
+	case 0:
+		return p->own_func[0] ? p->own_func : NULL;
+	case 1:
+		return p->own_jbd2 ? "jbd2_journal_write_metadata_buffer" :
+				     NULL;
+	default:
+		return p->bh_free ? "free_buffer_head" : NULL;
+	}
+}
+
+void attach_plan_callers(struct attach_plan *p, const struct btf *btf)
+{
+	static const char *const own[] = { "folio_alloc_buffers",
+					   "alloc_page_buffers" };
+
+	p->callers = true;
+	if (p->absent[PROBE_BH_ALLOC]) {
+		snprintf(p->callers_why, sizeof(p->callers_why),
+			 "no buffer_heads in this kernel");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(own) && !p->own_func[0]; i++)
+		if (btf_has_func(btf, own[i]))
+			snprintf(p->own_func, sizeof(p->own_func), "%s",
+				 own[i]);
+	p->own_jbd2 = btf_has_func(btf, "jbd2_journal_write_metadata_buffer");
+	p->bh_free = btf_has_func(btf, "free_buffer_head");
+}
+
+/* Owners and frees go in the bh group's flavour; under kprobes (auto)
+ * the free tracepoint waits behind them, as the group's own does. */
+static void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	enum attach_mode m = p->group_mode[BHP_GROUP_BH];
+
+	if (!p->callers || p->callers_lost || p->failed[BHP_GROUP_BH] ||
+	    p->absent[PROBE_BH_ALLOC])
+		return;
+	for (int i = 0; i < NR_CALLERS_PROGS; i++) {
+		struct progs pr = callers_progs(s, i);
+		const char *fn = callers_func(p, i);
+
+		if (!fn)
+			continue;
+		if (m == MODE_FENTRY) {
+			autoload(pr.fe, true);
+			autoload(pr.fx, true);
+			bpf_program__set_attach_target(pr.fe, 0, fn);
+			if (pr.fx)
+				bpf_program__set_attach_target(pr.fx, 0, fn);
+		} else if (m == MODE_KPROBE) {
+			autoload(pr.kp, true);
+			autoload(pr.kr, true);
+		}
+	}
+	if (m == MODE_TRACEPOINT ||
+	    (m == MODE_KPROBE && p->request == MODE_AUTO &&
+	     p->tp_ok[BHP_GROUP_BH]))
+		autoload(s->progs.tp_bh_free, true);
+}
+
 int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 		       const struct bpf_program *prog, const char *why)
 {
@@ -520,7 +620,16 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	/* the syscall programs every group shares: one per group instead */
 	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
 		return attach_plan_split_syscalls(p);
-	if (!is_tp_prog(s, prog, &g) && !is_func_prog(s, prog, &g, &m))
+	if (is_callers_prog(s, prog)) {
+		if (p->callers_lost)
+			return -EINVAL;
+		p->callers_lost = true;
+		snprintf(p->callers_why, sizeof(p->callers_why),
+			 "owners and frees lost: %s: %s",
+			 bpf_program__name(prog), why);
+		return BHP_GROUP_CALLERS;
+	}
+	if (!is_tp_prog(s, prog, &g) && !is_func_prog(p, s, prog, &g, &m))
 		return -ENOENT;
 	return demote(p, g, m, bpf_program__name(prog), why);
 }
@@ -572,7 +681,8 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload(s->progs.tp_bh_folio, !p->absent[PROBE_WB_BH]);
 		break;
 	case BHP_GROUP_BH:
-		autoload(s->progs.tp_bh_alloc, true);
+		autoload(p->callers ? s->progs.tp_bh_alloc_c :
+				      s->progs.tp_bh_alloc, true);
 		break;
 	case BHP_GROUP_READ:
 		autoload_sys(p, s);
@@ -585,13 +695,15 @@ static void autoload_tracepoints(struct attach_plan *p,
 	}
 }
 
+static void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s);
+
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 {
 	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
 	autoload(s->progs.tp_thread_exit, true);
 	for (int id = 0; id < NR_PROBES; id++) {
 		enum attach_mode m = p->group_mode[probe_group_of(id)];
-		struct progs pr = probe_progs(s, id);
+		struct progs pr = probe_progs(p, s, id);
 
 		if (p->absent[id] || id == PROBE_BIO ||
 		    p->failed[probe_group_of(id)])
@@ -619,6 +731,7 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 		    (m == MODE_KPROBE && p->request == MODE_AUTO && p->tp_ok[g]))
 			autoload_tracepoints(p, s, g);
 	}
+	callers_autoload(p, s);
 }
 
 static int link_add(struct attach_plan *p, struct bpf_link *l)
@@ -686,7 +799,8 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio);
 		break;
 	case BHP_GROUP_BH:
-		err = attach_prog(p, s->progs.tp_bh_alloc);
+		err = attach_prog(p, p->callers ? s->progs.tp_bh_alloc_c :
+						  s->progs.tp_bh_alloc);
 		break;
 	case BHP_GROUP_BIO:
 		err = attach_prog(p, s->progs.tp_bio_queue);
@@ -718,7 +832,7 @@ static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
 			    enum bhp_group g, enum attach_mode m)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
-		struct progs pr = probe_progs(s, id);
+		struct progs pr = probe_progs(p, s, id);
 		struct bpf_program *entry = m == MODE_FENTRY ? pr.fe : pr.kp;
 		struct bpf_program *ret = m == MODE_FENTRY ? pr.fx : pr.kr;
 		size_t n;
@@ -945,6 +1059,61 @@ static bool any_group_left(const struct attach_plan *p)
 	return false;
 }
 
+static int callers_attach_funcs(struct attach_plan *p, struct bhprof_bpf *s,
+				enum attach_mode m)
+{
+	int err = 0;
+
+	for (int i = 0; i < NR_CALLERS_PROGS && !err; i++) {
+		struct progs pr = callers_progs(s, i);
+		const char *fn = callers_func(p, i);
+		struct bpf_program *in = m == MODE_FENTRY ? pr.fe : pr.kp;
+		struct bpf_program *out = m == MODE_FENTRY ? pr.fx : pr.kr;
+
+		if (!fn)
+			continue;
+		err = link_add(p, attach_one(in, m, false, fn));
+		if (!err && out)
+			err = link_add(p, attach_one(out, m, true, fn));
+		if (err)
+			snprintf(p->callers_why, sizeof(p->callers_why),
+				 "owners and frees lost: %s on %s: %s",
+				 mode_name(m), fn, strerror(-err));
+	}
+	return err;
+}
+
+/*
+ * The owner and free probes, once the bh group stands in its flavour.
+ * Failing, they cost the owners and the frees, never the chains.
+ */
+static void attach_callers(struct attach_plan *p, struct bhprof_bpf *s,
+			   struct run_info *info)
+{
+	enum attach_mode m = p->group_mode[BHP_GROUP_BH];
+	int mark = p->nr_links, err = 0;
+
+	if (!p->callers)
+		return;
+	info->features |= RUN_F_CALLERS;
+	if (!p->callers_lost && !p->failed[BHP_GROUP_BH] &&
+	    !p->absent[PROBE_BH_ALLOC]) {
+		if (m == MODE_FENTRY || m == MODE_KPROBE)
+			err = callers_attach_funcs(p, s, m);
+		else if (m == MODE_TRACEPOINT)
+			err = attach_prog(p, s->progs.tp_bh_free);
+		if (err)
+			links_truncate(p, mark);
+		if (!err && m == MODE_TRACEPOINT)
+			snprintf(p->callers_why, sizeof(p->callers_why),
+				 "tracepoints: no owners; frees from "
+				 "kmem:kmem_cache_free");
+	}
+	info->callers_mode = err || p->callers_lost ? MODE_NONE : m;
+	snprintf(info->callers_detail, sizeof(info->callers_detail), "%s",
+		 p->callers_why);
+}
+
 /*
  * Under --attach auto a group that will not attach is lost and the rest
  * goes on; a forced mode is all or nothing.
@@ -977,6 +1146,7 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		links_truncate(p, mark);
 		group_lost(p, g, msg);
 	}
+	attach_callers(p, s, info);
 	if (!any_group_left(p)) {
 		int g = 0;
 

@@ -39,6 +39,14 @@ struct attach_plan {
 	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	uint64_t bh_cs_lo, bh_cs_hi;
+	/* --callers: the allocation probes that take stacks, and the
+	 * owner and free probes beside them, in the bh group's flavour */
+	bool callers;
+	bool callers_lost;		/* refused: chains only */
+	bool own_jbd2;			/* jbd2 is in this kernel */
+	bool bh_free;			/* free_buffer_head is */
+	char own_func[64];		/* folio_alloc_buffers, or the page one */
+	char callers_why[160];
 	/* the syscall programs: one shared by every group on tracepoints,
 	 * or (sys_split) one per group once the kernel refused it */
 	bool sys_split;
@@ -84,6 +92,8 @@ int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
 			     const char *why);
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 		       struct run_info *info);
+/* --callers on a plan made: after attach_plan_make() */
+void attach_plan_callers(struct attach_plan *p, const struct btf *btf);
 void attach_plan_detach(struct attach_plan *p);
 
 #endif /* BHPROF_ATTACH_H */

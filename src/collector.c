@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "callers.h"
 #include "collector.h"
 #include "kernel.h"
 #include "bhprof.skel.h"
@@ -41,6 +42,8 @@ struct collector {
 	struct attach_plan plan;
 	int nr_cpus;
 	void *percpu;	/* scratch for one per-CPU value */
+	/* --callers: chain id + 1 of each kernel stack id, 0 unseen */
+	uint32_t chain_of[BHP_MAX_STACKS];
 };
 
 static bool verbose;
@@ -120,6 +123,8 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->gpw_takes_file = p->gpw_takes_file;
 	r->head_is_mask = p->head_is_mask;
 	r->iomap_read_ctx = p->iomap_read_ctx;
+	r->bh_free_lo = p->callers ? callers_sym_range("free_buffer_head",
+						       (uint64_t *)&r->bh_free_hi) : 0;
 	r->page_shift = 0;
 	while (page > 1) {
 		page >>= 1;
@@ -255,6 +260,17 @@ static int refused_group(struct collector *c, const struct collector_opts *o)
 	return found;
 }
 
+/* Without --callers its maps are made, as every map of the object is,
+ * but hold one entry: no memory for what is not counted. */
+static void callers_maps_size(struct collector *c)
+{
+	if (c->plan.callers)
+		return;
+	bpf_map__set_max_entries(c->skel->maps.callers_stacks, 1);
+	bpf_map__set_max_entries(c->skel->maps.callers, 1);
+	bpf_map__set_max_entries(c->skel->maps.owners, 1);
+}
+
 /*
  * Loads the object. A program the kernel refuses costs its flavour, then
  * its group (attach_plan_demote), not the run: each try drops one
@@ -273,6 +289,7 @@ static int load_object(struct collector *c, const struct collector_opts *o)
 			return -ENOMEM;
 		}
 		set_rodata(c, o);
+		callers_maps_size(c);
 		attach_plan_autoload(&c->plan, c->skel);
 		load_log.len = 0;
 		load_log.text[0] = 0;
@@ -343,6 +360,22 @@ static struct ksyms *ksyms_wait(struct ksyms_reader *r)
 	return r->ks;
 }
 
+/* kallsyms whole, while bhprof still holds root: chains are named from it */
+static void callers_open(struct collector *c, struct run_info *info,
+			 const struct btf *btf)
+{
+	long sz = btf ? btf_struct_size(btf, "buffer_head") : -1;
+	int err;
+
+	attach_plan_callers(&c->plan, btf);
+	info->bh_size = sz > 0 ? (uint32_t)sz : 0;
+	err = callers_syms_load();
+	if (err)
+		fprintf(stderr, "bhprof: --callers: /proc/kallsyms: %s; chains "
+			"are not named\n", strerror(-err));
+	callers_mounts_scan();
+}
+
 int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out)
 {
@@ -375,6 +408,8 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	err = attach_plan_make(&c->plan, o->mode, info, btf, ksyms_wait(&kr));
 	if (err)
 		goto fail;
+	if (o->callers)
+		callers_open(c, info, btf);
 	/* libbpf parses its own copy for the load: not both at once */
 	btf__free(btf);
 	btf = NULL;
@@ -551,6 +586,71 @@ uint64_t collector_missed(struct collector *c)
 	return sum.recursion_misses;
 }
 
+/* a kernel stack id's chain id (callers.h): named once, on first sight */
+static uint32_t callers_chain_read(struct collector *c, uint32_t id)
+{
+	uint64_t ips[BHP_STACK_DEPTH] = {};
+	int fd = bpf_map__fd(c->skel->maps.callers_stacks);
+
+	if (id >= BHP_MAX_STACKS)
+		return BHP_STACK_LOST;
+	if (!c->chain_of[id]) {
+		if (bpf_map_lookup_elem(fd, &id, ips))
+			return BHP_STACK_LOST;
+		c->chain_of[id] = callers_chain_from_ips(ips, BHP_STACK_DEPTH) + 1;
+	}
+	return c->chain_of[id] - 1;
+}
+
+/* two kernel stacks can make one chain (frames past its depth differ):
+ * their rows, sorted, become one */
+static void rows_merge(struct snapshot *s)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->nr_callers; i++) {
+		if (n && !caller_key_cmp(&s->callers[n - 1].k, &s->callers[i].k))
+			s->callers[n - 1].n += s->callers[i].n;
+		else
+			s->callers[n++] = s->callers[i];
+	}
+	s->nr_callers = n;
+}
+
+/* the rows of --callers, summed over CPUs and sorted; new chains named */
+static int read_callers(struct collector *c, struct snapshot *s)
+{
+	int fd = bpf_map__fd(c->skel->maps.callers);
+	struct bhp_caller_key key, next, *prev = NULL;
+	const uint64_t *v = c->percpu;
+
+	s->nr_callers = 0;
+	s->bh_net_peak = 0;
+	if (!c->plan.callers)
+		return 0;
+	s->bh_net_peak = c->skel->bss->bh_net_peak;
+	while (!bpf_map_get_next_key(fd, prev, &next) &&
+	       s->nr_callers < MAX_SNAP_CALLERS) {
+		struct caller_row *r = &s->callers[s->nr_callers];
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, c->percpu))
+			continue;
+		r->k = key;
+		r->k.stack = callers_chain_read(c, key.stack);
+		r->n = 0;
+		for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+			r->n += v[cpu];
+		s->nr_callers++;
+	}
+	qsort(s->callers, s->nr_callers, sizeof(s->callers[0]),
+	      caller_row_cmp);
+	rows_merge(s);
+	callers_mounts_scan();
+	return 0;
+}
+
 int collector_read(struct collector *c, struct snapshot *s)
 {
 	int ps = bpf_map__fd(c->skel->maps.path_stats);
@@ -569,6 +669,8 @@ int collector_read(struct collector *c, struct snapshot *s)
 		err = read_percpu(c, hs, h, &s->hists[h], sizeof(s->hists[h]));
 	if (!err)
 		err = read_devs(c, s);
+	if (!err)
+		err = read_callers(c, s);
 	read_self(c, s);
 	return err;
 }

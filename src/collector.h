@@ -17,6 +17,7 @@ struct collector_opts {
 	uint32_t filter_pid;
 	bool verbose;		/* libbpf debug output */
 	bool self_cost;		/* the kernel's BPF statistics on (--self-cost) */
+	bool callers;		/* --callers: chains, owners, frees */
 };
 
 struct collector;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callers_diff.h"
 #include "commands.h"
 #include "metrics.h"
 #include "output.h"
@@ -73,6 +74,8 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 				d[0] == '+' ? d : d + 1, r);
 		}
 	}
+	callers_diff_text(f, recfile_info(a->rec), a->sum,
+			  recfile_info(b->rec), b->sum);
 }
 
 static void run_json(struct json *j, const char *key,
@@ -135,6 +138,8 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);
+	callers_diff_json(&j, recfile_info(a->rec), a->sum,
+			  recfile_info(b->rec), b->sum);
 	json_obj_close(&j);
 	json_end(&j);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callers_out.h"
 #include "commands.h"
 #include "gate.h"
 #include "outfile.h"
@@ -87,7 +88,8 @@ static void gate_usage(FILE *f)
 "\n"
 "PATH: bh, iomap, or any (both as one: what comparing a kernel with\n"
 "buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
-"(lower is worse). METRIC:\n");
+"(lower is worse). METRIC (bh.*: figures of the whole run, any. only;\n"
+"all but bh.outside_per_mib need recordings made with --callers):\n");
 	for (size_t i = 0; i < nr_metrics; i++)
 		fprintf(f, "%s%s", i % 4 ? " " : "  ", metrics[i].name);
 	fprintf(f,
@@ -321,6 +323,7 @@ static double rule_value(const struct loaded_run *run, const struct rule *r)
 	if (r->path != RULE_ANY)
 		return r->m->get(&s->path[r->path]);
 	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, &any);
+	callers_any(s, &any);
 	return r->m->get(&any);
 }
 

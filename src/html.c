@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "callers_svg.h"
 #include "html.h"
 #include "output.h"
 
@@ -535,5 +536,6 @@ void html_page(FILE *f, const struct loaded_run *run)
 	fputs("<h2>Summary</h2>\n", f);
 	summary_table(f, run);
 	charts(f, run);
+	callers_html(f, recfile_info(run->rec), run->sum);
 	fputs("</body></html>\n", f);
 }

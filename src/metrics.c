@@ -54,6 +54,36 @@ GET(m_dwf_calls, p->c.dwf_calls)
 GET(m_dwf_bytes, p->c.dwf_bytes)
 
 /* diff prints those with a key, in this order */
+/* whole-run figures: gate's any. only (callers_any() fills them) */
+static double m_bh_outside_per_mib(const struct path_summary *p)
+{
+	double mib = (p->c.write_bytes + p->c.dio_bytes) / 1048576.0;
+
+	if (mib <= 0)
+		mib = p->c.bio_bytes / 1048576.0;
+	return mib > 0 ? p->bh_outside / mib : 0;
+}
+
+static double m_bh_alive_peak(const struct path_summary *p)
+{
+	return (double)p->bh_alive_peak;
+}
+
+static double m_bh_data(const struct path_summary *p)
+{
+	return p->bh_role[0];
+}
+
+static double m_bh_metadata(const struct path_summary *p)
+{
+	return p->bh_role[1];
+}
+
+static double m_bh_journal(const struct path_summary *p)
+{
+	return p->bh_role[2];
+}
+
 const struct metric metrics[] = {
 	{ "write.calls", "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE },
 	{ "write.bytes", "write_bytes", "write bytes", U_BYTES, m_write_bytes, true, FIG_WRITE },
@@ -92,9 +122,20 @@ const struct metric metrics[] = {
 	{ "mkwrite.lat.p99", "mkwrite_lat_p99_ns", "mkwrite lat p99", U_NS, m_mkwrite_p99, true, FIG_MKWRITE },
 	{ "dio_fallback.calls", "dio_fallback_calls", "direct fallbacks", U_COUNT, m_dwf_calls, true, FIG_DWF },
 	{ "dio_fallback.bytes", "dio_fallback_bytes", "fallback bytes", U_BYTES, m_dwf_bytes, true, FIG_DWF },
+	/* any. only; the last three and the peak need --callers */
+	{ "bh.outside_per_mib", NULL, "bh outside per MiB", U_RATIO, m_bh_outside_per_mib, false, FIG_BH_TOTAL },
+	{ "bh.alive_peak", NULL, "bh alive peak", U_COUNT, m_bh_alive_peak, true, FIG_CALLERS },
+	{ "bh.alloc.data", NULL, "bh data", U_COUNT, m_bh_data, true, FIG_OWNERS },
+	{ "bh.alloc.metadata", NULL, "bh metadata", U_COUNT, m_bh_metadata, true, FIG_OWNERS },
+	{ "bh.alloc.journal", NULL, "bh journal", U_COUNT, m_bh_journal, true, FIG_OWNERS },
 };
 
 const size_t nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
+
+bool metric_any_only(const struct metric *m)
+{
+	return !strncmp(m->name, "bh.", 3);
+}
 
 const struct metric *metric_find(const char *name)
 {

@@ -26,6 +26,8 @@ extern const struct metric metrics[];
 extern const size_t nr_metrics;
 
 const struct metric *metric_find(const char *name);
+/* a figure of the whole run ("bh.*"): gate's any. alone has it */
+bool metric_any_only(const struct metric *m);
 /* v in the metric's unit, signed: "-1.50 MiB", "250 us", "12" */
 const char *metric_fmt(char *buf, size_t len, enum metric_unit u, double v);
 

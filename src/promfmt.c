@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 #include "bhprof_hist.h"
+#include "callers_out.h"
+#include "devices.h"
 #include "promfmt.h"
 
 enum fam_type { FAM_COUNTER, FAM_GAUGE, FAM_HISTOGRAM, FAM_INFO };
@@ -430,6 +432,54 @@ static void device_metrics(struct prom *p, const struct run_info *info,
 	}
 }
 
+/* --callers: allocations per owner, role and context; frees; alive */
+static void callers_metrics(struct prom *p, const struct run_info *info,
+			    const struct summary *s, struct labels *l)
+{
+	static struct callers_table t;
+	int64_t net = (int64_t)(s->glob.bh_alloc_total - s->glob.bh_freed);
+	char dev[32];
+
+	if (!figure_known(info, PATH_BH, FIG_CALLERS))
+		return;
+	if (info->buffer_head == 0)
+		net = 0;
+	callers_tables(s, &t);
+	if (figure_known(info, PATH_BH, FIG_OWNERS)) {
+		family(p, "bhprof_buffer_heads_by_owner", FAM_COUNTER, NULL,
+		       "buffer_head allocations per owner (filesystem, device, role) and path context (--callers).");
+		for (uint32_t i = 0; i < t.nr_owners; i++) {
+			const struct callers_owner_row *o = &t.owners[i];
+
+			for (uint32_t w = 0; w < NR_WHERE; w++) {
+				lbl_reset(l, 0);
+				lbl_add(l, "fs", o->o.fs);
+				lbl_add(l, "device", o->o.dev ?
+					dev_name(o->o.dev, dev, sizeof(dev)) : "?");
+				lbl_add(l, "role", callers_role_name(o->o.role));
+				lbl_add(l, "context", callers_where_name(w));
+				counter_u64(p, "bhprof_buffer_heads_by_owner", l,
+					    o->where[w]);
+			}
+		}
+	}
+	family(p, "bhprof_buffer_heads_freed", FAM_COUNTER, NULL,
+	       "buffer_heads freed (--callers).");
+	counter_u64(p, "bhprof_buffer_heads_freed", NULL,
+		    info->buffer_head == 0 ? 0 : s->glob.bh_freed);
+	family(p, "bhprof_buffer_heads_alive", FAM_GAUGE, NULL,
+	       "buffer_heads allocated less those freed since bhprof started, negative when more were freed (--callers).");
+	sample_f(p, "bhprof_buffer_heads_alive", "", NULL, (double)net);
+	family(p, "bhprof_buffer_heads_alive_bytes", FAM_GAUGE, "bytes",
+	       "The same in bytes of struct buffer_head (--callers).");
+	sample_f(p, "bhprof_buffer_heads_alive_bytes", "", NULL,
+		 (double)net * info->bh_size);
+	family(p, "bhprof_buffer_heads_alive_peak", FAM_GAUGE, NULL,
+	       "The highest of bhprof_buffer_heads_alive (--callers).");
+	sample_f(p, "bhprof_buffer_heads_alive_peak", "", NULL,
+		 info->buffer_head == 0 ? 0 : (double)s->bh_net_peak);
+}
+
 static void self_metrics(struct prom *p, const struct summary *s)
 {
 	family(p, "bhprof_lost_events", FAM_COUNTER, NULL,
@@ -519,6 +569,7 @@ int prom_render(FILE *f, enum prom_format fmt, const struct run_info *info,
 	writeback_metrics(&p, info, s, l);
 	bio_metrics(&p, info, s, l);
 	device_metrics(&p, info, s, l);
+	callers_metrics(&p, info, s, l);
 	self_metrics(&p, s);
 	if (proc)
 		process_metrics(&p, proc, l);

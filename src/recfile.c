@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "callers.h"
 #include "recfile_fmt.h"
 
 static uint32_t get_le32(const uint8_t *p)
@@ -71,6 +72,10 @@ struct recfile {
 
 	uint32_t nr_names;
 	struct dev_name names[MAX_SNAP_DEVS];
+	/* --callers: the file's chain ids, to this process's (+ 1; 0 not
+	 * named yet) */
+	uint32_t *chain_map;
+	uint32_t chain_cap;
 	char args[MAX_ARGV_TEXT];
 	unsigned int nr_args, args_len;
 	uint16_t arg_off[REC_MAX_ARGS];
@@ -391,6 +396,18 @@ static int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
 			}
 			in->page_size = a;
 			break;
+		case M_BH_SIZE:
+			a = rd_varint(&b);
+			in->bh_size = a <= 4096 ? a : 0;
+			break;
+		case M_CALLERS_MODE:
+			a = rd_varint(&b);
+			in->callers_mode = a < MODE_AUTO ? a : MODE_NONE;
+			break;
+		case M_CALLERS_DETAIL:
+			rd_str(&b, in->callers_detail,
+			       sizeof(in->callers_detail));
+			break;
 		}
 	}
 	if (c->bad) {
@@ -571,12 +588,116 @@ static void dec_devs(struct dec *d, struct rd *c)
 		dec_row(d, c);
 }
 
+/* a length and that many bytes of c, as a string in dst */
+static void rd_lstr(struct rd *c, char *dst, size_t size)
+{
+	uint64_t n = rd_varint(c);
+	struct rd s;
+
+	dst[0] = 0;
+	if (c->bad || n > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		return;
+	}
+	s.p = c->p;
+	s.end = c->p + n;
+	rd_str(&s, dst, size);
+	c->p += n;
+}
+
+/* the largest chain id a file may use: bounds what a bad one costs */
+#define REC_MAX_CHAIN_ID (1u << 20)
+
+static void dec_chains(struct recfile *r, struct rd *c)
+{
+	static char text[1 << 16];
+	uint64_t id;
+	uint32_t *m, cap;
+
+	while (!c->bad && c->p < c->end) {
+		id = rd_varint(c);
+		rd_lstr(c, text, sizeof(text));
+		if (c->bad || id >= REC_MAX_CHAIN_ID)
+			continue;
+		if (id >= r->chain_cap) {
+			cap = id + 1 > r->chain_cap * 2 ? id + 1 : r->chain_cap * 2;
+			m = realloc(r->chain_map, cap * sizeof(*m));
+			if (!m)
+				return;
+			memset(m + r->chain_cap, 0,
+			       (cap - r->chain_cap) * sizeof(*m));
+			r->chain_map = m;
+			r->chain_cap = cap;
+		}
+		if (!r->chain_map[id])
+			r->chain_map[id] = callers_chain_intern(text) + 1;
+	}
+}
+
+/* a chain id of the file as this process's; unnamed ones read unknown */
+static uint32_t chain_of(const struct recfile *r, uint64_t id)
+{
+	if (id == BHP_STACK_LOST)
+		return BHP_STACK_LOST;
+	if (id < r->chain_cap && r->chain_map[id])
+		return r->chain_map[id] - 1;
+	return BHP_STACK_LOST - 1;
+}
+
+static void dec_callers(struct dec *d, struct rd *c)
+{
+	struct snapshot *s = d->dst;
+	struct bhp_caller_key k;
+	bool added = false;
+	uint64_t v;
+	uint32_t i;
+
+	while (!c->bad && c->p < c->end) {
+		k.stack = chain_of(d->r, rd_varint(c));
+		k.dev = rd_varint(c);
+		k.kind = rd_varint(c);
+		k.where = rd_varint(c);
+		v = rd_varint(c);
+		if (c->bad || !d->apply)
+			continue;
+		v = d->key ? v : unzz(v);
+		for (i = 0; i < s->nr_callers; i++)
+			if (!caller_key_cmp(&s->callers[i].k, &k))
+				break;
+		if (i == s->nr_callers) {
+			if (i >= MAX_SNAP_CALLERS)
+				continue;
+			s->callers[i].k = k;
+			s->callers[i].n = 0;
+			s->nr_callers++;
+			added = true;
+		}
+		s->callers[i].n += v;
+	}
+	if (added)
+		qsort(s->callers, s->nr_callers, sizeof(s->callers[0]),
+		      caller_row_cmp);
+}
+
+static void dec_mounts(struct rd *c)
+{
+	char fs[32];
+	uint64_t dev;
+
+	while (!c->bad && c->p < c->end) {
+		dev = rd_varint(c);
+		rd_lstr(c, fs, sizeof(fs));
+		if (!c->bad && dev <= UINT32_MAX)
+			callers_mount_add(dev, fs);
+	}
+}
+
 static bool dec_snapshot(struct dec *d, const uint8_t *p, size_t n,
 			 const char **why)
 {
 	struct rd c = { p, p + n, false }, b;
 	bool have_ts = false;
-	uint64_t tag, ts = 0;
+	uint64_t tag, ts = 0, v;
 
 	while (rd_section(&c, &tag, &b)) {
 		switch (tag) {
@@ -595,6 +716,20 @@ static bool dec_snapshot(struct dec *d, const uint8_t *p, size_t n,
 			break;
 		case S_DEVS:
 			dec_devs(d, &b);
+			break;
+		case S_CHAINS:
+			dec_chains(d->r, &b);
+			break;
+		case S_CALLERS:
+			dec_callers(d, &b);
+			break;
+		case S_NET_PEAK:
+			v = unzz(rd_varint(&b));
+			if (d->apply)
+				d->dst->bh_net_peak = (int64_t)v;
+			break;
+		case S_MOUNTS:
+			dec_mounts(&b);
 			break;
 		}
 		if (b.bad) {
@@ -1060,6 +1195,7 @@ void recfile_close(struct recfile *r)
 	free(r->spare);
 	free(r->step);
 	free(r->z.p);
+	free(r->chain_map);
 	if (r->zs_init)
 		inflateEnd(&r->zs);
 	free(r);

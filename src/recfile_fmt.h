@@ -19,7 +19,7 @@
 _Static_assert(sizeof(struct bhp_path_stats) == 18 * 8, "path counters");
 _Static_assert(sizeof(struct bhp_path_stats) <= PATH_STRIDE_BYTES,
 	       "path counters overflow their stride");
-_Static_assert(sizeof(struct bhp_global_stats) == 7 * 8, "global counters");
+_Static_assert(sizeof(struct bhp_global_stats) == 9 * 8, "global counters");
 _Static_assert(sizeof(struct bhp_dev_stats) == 2 * (2 + DEV_SIZE_SLOTS) * 8,
 	       "device counters");
 
@@ -35,7 +35,8 @@ enum {
 	M_VERSION = 1, M_RELEASE, M_BUFFER_HEAD, M_BTF, M_HOSTNAME,
 	M_START_NS, M_INTERVAL_MS, M_FILTER_DEV, M_FILTER_PID, M_CMDLINE,
 	M_PROBE, M_HIST_LAYOUT, M_DEV_NAME, M_DEV_SLOTS, M_COMMAND_ARG,
-	M_FEATURES, M_MACHINE, M_PAGE_SIZE,
+	M_FEATURES, M_MACHINE, M_PAGE_SIZE, M_BH_SIZE, M_CALLERS_MODE,
+	M_CALLERS_DETAIL,
 };
 
 /*
@@ -54,7 +55,8 @@ enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME, P_FAILED };
 enum { D_DEV = 1, D_NAME };
 
 /* ... of a snapshot frame */
-enum { S_TS = 1, S_PATHS, S_GLOB, S_HISTS, S_DEVS };
+enum { S_TS = 1, S_PATHS, S_GLOB, S_HISTS, S_DEVS, S_CHAINS, S_CALLERS,
+       S_NET_PEAK, S_MOUNTS };
 
 /* ... of the end-of-run frame */
 enum { E_REASON = 1, E_SIGNAL, E_EXIT, E_ELAPSED_NS, E_FRAMES, E_DEV_NAME };

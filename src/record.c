@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callers_out.h"
 #include "commands.h"
 #include "devices.h"
 #include "outfile.h"
@@ -24,7 +25,8 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof record -o FILE [--force] [-i SEC] [--duration SEC] [-d DEV]...\n"
-"                     [-p PID] [--attach MODE] [--cmd-as-root] [-v]\n"
+"                     [-p PID] [--attach MODE] [--callers] [--folded FILE]\n"
+"                     [--cmd-as-root] [-v]\n"
 "                     [-- CMD ARGS...]\n"
 "\n"
 "Record a snapshot of every per-path histogram and counter each interval\n"
@@ -43,6 +45,9 @@ static void record_usage(FILE *f)
 "                       MAJ:MIN); may repeat\n"
 "  -p, --pid PID        only write calls and writeback of this process\n"
 "      --attach MODE    auto (default), fentry, kprobe or tracepoint\n"
+"      --callers        also record every buffer_head allocation by call\n"
+"                       chain and owner, and the frees (see stat --help)\n"
+"      --folded FILE    with --callers: the run's chains as folded stacks\n"
 "      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
 "                       sudo user)\n"
 "  -v, --verbose        libbpf's own messages, and how root was given up\n"
@@ -134,6 +139,23 @@ static int record_loop(struct run_opts *o, struct run_state *st,
 	return recwriter_end(w, end);
 }
 
+/* --folded FILE: the chains from the first snapshot to the last */
+static int folded_write(FILE *f, const char *path, const struct run_state *st,
+			const struct snapshot *last)
+{
+	struct summary *s;
+	int err;
+
+	if (!f)
+		return 0;
+	s = malloc(sizeof(*s));
+	if (s)
+		summarize(st->first, last, s);
+	err = callers_folded_close(f, path, s);
+	free(s);
+	return s ? err : -1;
+}
+
 static void print_done(const char *path, struct recwriter *w,
 		       const struct rec_end *end)
 {
@@ -155,9 +177,11 @@ int cmd_record(int argc, char **argv)
 	struct recwriter *w = NULL;
 	struct run_state st;
 	struct run_opts o;
-	int ret = 1, err;
+	FILE *folded = NULL;
+	int ret = 1, err, folded_err = 0;
 
-	err = run_opts_parse(argc, argv, &o, RUN_OPT_OUTPUT, record_usage);
+	err = run_opts_parse(argc, argv, &o, RUN_OPT_OUTPUT | RUN_OPT_CALLERS |
+			     RUN_OPT_FOLDED, record_usage);
 	if (err)
 		return err > 0 ? 0 : 2;
 	if (!o.output) {
@@ -174,7 +198,8 @@ int cmd_record(int argc, char **argv)
 		free(cur);
 		return 1;
 	}
-	if (run_start(&o, &st, argc, argv)) {
+	folded = callers_folded_open(o.folded);
+	if ((o.folded && !folded) || run_start(&o, &st, argc, argv)) {
 		recwriter_close(w);
 		unlink(o.output);
 		goto finish;
@@ -190,12 +215,20 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!err)
 		print_done(o.output, w, &end);
+	if (!err)
+		folded_err = folded_write(folded, o.folded, &st, cur);
+	else
+		callers_folded_close(folded, o.folded, NULL);
+	folded = NULL;
 	err = recwriter_close(w) ?: err;
 	if (err)
 		write_err(o.output, err);
+	else if (folded_err)
+		ret = 1;
 	else
 		ret = end.reason == REC_STOP_ERROR ? 1 : run_child_exit_code(&st);
 finish:
+	callers_folded_close(folded, o.folded, NULL);
 	run_finish(&st);
 	free(cur);
 	return ret;

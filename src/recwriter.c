@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "callers.h"
 #include "outfile.h"
 #include "recfile_fmt.h"
 
@@ -88,6 +89,15 @@ static void put_str_sec(struct buf *b, uint64_t tag, const char *s, size_t max)
 	buf_put(b, s, n);
 }
 
+/* a string without a section of its own: its length, then its bytes */
+static void put_str(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	put_varint(b, n);
+	buf_put(b, s, n);
+}
+
 /* ---- writer ---- */
 
 /*
@@ -106,6 +116,12 @@ struct recwriter {
 	uint64_t last_sync_ns;
 	bool have_prev;
 	struct snapshot prev;
+	/* --callers: chains (by id, callers.h) and mounts written since the
+	 * last keyframe, which writes them all again */
+	uint8_t *chain_done;
+	uint32_t chain_cap;
+	unsigned int mounts_done;
+	bool callers;			/* the run has them */
 	struct buf pay, sec, sub, out;
 	z_stream zs[NR_ZMODES];	/* reset per frame, not reallocated */
 	bool zs_init[NR_ZMODES];
@@ -326,6 +342,12 @@ static void enc_meta(struct recwriter *w, const struct run_info *in)
 	put_u64_sec(b, M_FILTER_PID, in->filter_pid);
 	put_str_sec(b, M_CMDLINE, in->cmdline, sizeof(in->cmdline));
 	put_u64_sec(b, M_FEATURES, in->features);
+	if (in->features & RUN_F_CALLERS) {
+		put_u64_sec(b, M_BH_SIZE, in->bh_size);
+		put_u64_sec(b, M_CALLERS_MODE, in->callers_mode);
+		put_str_sec(b, M_CALLERS_DETAIL, in->callers_detail,
+			    sizeof(in->callers_detail));
+	}
 	for (size_t off = 0; off < w->args.len && !w->args.oom;) {
 		const char *a = (const char *)w->args.p + off;
 
@@ -353,6 +375,7 @@ int recwriter_begin(struct recwriter *w, const struct run_info *info)
 	hdr[9] = REC_MAJOR >> 8;
 	hdr[10] = REC_MINOR;
 	hdr[11] = REC_MINOR >> 8;
+	w->callers = info->features & RUN_F_CALLERS;
 	err = write_all(w->fd, hdr, sizeof(hdr));
 	if (err)
 		return note_err(w, err);
@@ -480,6 +503,93 @@ static void enc_devs(struct buf *b, const struct snapshot *s,
 	}
 }
 
+/* a chain's text the first time a row names it (in every keyframe) */
+static void enc_chain(struct recwriter *w, struct buf *b, uint32_t id)
+{
+	uint8_t *n;
+	uint32_t cap;
+
+	if (id == BHP_STACK_LOST)
+		return;
+	if (id >= w->chain_cap) {
+		cap = callers_nr_chains() > id ? callers_nr_chains() : id + 1;
+		n = realloc(w->chain_done, cap);
+		if (!n) {
+			b->oom = true;
+			return;
+		}
+		memset(n + w->chain_cap, 0, cap - w->chain_cap);
+		w->chain_done = n;
+		w->chain_cap = cap;
+	}
+	if (w->chain_done[id])
+		return;
+	w->chain_done[id] = 1;
+	put_varint(b, id);
+	put_str(b, callers_chain(id), 1 << 16);
+}
+
+static void enc_mounts(struct recwriter *w, struct buf *b)
+{
+	uint32_t dev;
+	const char *fs;
+
+	for (; w->mounts_done < callers_nr_mounts(); w->mounts_done++) {
+		fs = callers_mount(w->mounts_done, &dev);
+		put_varint(b, dev);
+		put_str(b, fs, 32);
+	}
+}
+
+/* Rows whose count moved, or all in a keyframe (p NULL): chain, device,
+ * kind, context, then the count or its change. Rows never go away. */
+static void enc_callers(struct recwriter *w, const struct snapshot *s,
+			const struct snapshot *p)
+{
+	struct buf *b = &w->pay, *sec = &w->sec;
+	uint32_t i, j = 0;
+
+	if (!p) {
+		if (w->chain_cap)
+			memset(w->chain_done, 0, w->chain_cap);
+		w->mounts_done = 0;
+	}
+	sec->len = 0;
+	for (i = 0; i < s->nr_callers; i++)
+		enc_chain(w, sec, s->callers[i].k.stack);
+	if (sec->len)
+		put_section(b, S_CHAINS, sec);
+	sec->len = 0;
+	for (i = 0; i < s->nr_callers; i++) {
+		const struct caller_row *r = &s->callers[i];
+		uint64_t base = 0;
+		int c = 1;
+
+		while (p && j < p->nr_callers &&
+		       (c = caller_key_cmp(&p->callers[j].k, &r->k)) < 0)
+			j++;
+		if (p && j < p->nr_callers && !c)
+			base = p->callers[j].n;
+		if (p && r->n == base)
+			continue;
+		put_varint(sec, r->k.stack);
+		put_varint(sec, r->k.dev);
+		put_varint(sec, r->k.kind);
+		put_varint(sec, r->k.where);
+		if (p)
+			put_zz(sec, r->n - base);
+		else
+			put_varint(sec, r->n);
+	}
+	if (sec->len)
+		put_section(b, S_CALLERS, sec);
+	put_zz_sec(b, S_NET_PEAK, s->bh_net_peak);
+	sec->len = 0;
+	enc_mounts(w, sec);
+	if (sec->len)
+		put_section(b, S_MOUNTS, sec);
+}
+
 static void enc_snapshot(struct recwriter *w, const struct snapshot *s,
 			 const struct snapshot *p)
 {
@@ -519,6 +629,8 @@ static void enc_snapshot(struct recwriter *w, const struct snapshot *s,
 	enc_devs(sec, s, p);
 	if (sec->len)
 		put_section(b, S_DEVS, sec);
+	if (w->callers)
+		enc_callers(w, s, p);
 }
 
 /* At most one interval of data is ever only in the page cache, and no
@@ -588,6 +700,7 @@ int recwriter_close(struct recwriter *w)
 	free(w->sub.p);
 	free(w->out.p);
 	free(w->args.p);
+	free(w->chain_done);
 	for (int m = 0; m < NR_ZMODES; m++)
 		if (w->zs_init[m])
 			deflateEnd(&w->zs[m]);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callers_out.h"
 #include "commands.h"
 #include "html.h"
 #include "outfile.h"
@@ -83,6 +84,7 @@ static void series_text(FILE *f, const struct loaded_run *run)
 static void report_text(FILE *f, const struct loaded_run *run)
 {
 	summary_text(f, recfile_info(run->rec), run->sum);
+	callers_text(f, recfile_info(run->rec), run->sum, false);
 	recording_text(f, run);
 	series_text(f, run);
 }
@@ -261,6 +263,7 @@ static void report_json(FILE *f, const struct loaded_run *run)
 	json_init(&j, f, true);
 	json_obj_open(&j, NULL);
 	summary_json_fields(&j, recfile_info(run->rec), run->sum);
+	callers_json(&j, recfile_info(run->rec), run->sum);
 	recording_json(&j, run);
 	command_json(&j, run);
 	intervals_json(&j, run);
@@ -274,7 +277,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: bhprof report [--json | --csv | --html OUT.html] [-o OUT] [--force]\n"
-"                     FILE\n"
+"                     [--folded FOLDED] FILE\n"
 "\n"
 "Read a recording made by 'bhprof record': the per-path summary of\n"
 "'bhprof stat' over the whole run, then the time series (one row per\n"
@@ -285,7 +288,10 @@ static void report_usage(FILE *f)
 "      --json           the 'stat --json' object plus \"recording\",\n"
 "                       \"command\" and \"intervals\"\n"
 "      --csv            the time series, one row per interval and path\n"
-"      --html OUT.html  one self-contained page with charts\n"
+"      --html OUT.html  one self-contained page with charts (and a flame\n"
+"                       graph of the call chains of a --callers run)\n"
+"      --folded FOLDED  the call chains of a --callers run as folded\n"
+"                       stacks (root;...;leaf count), besides the report\n"
 "  -o, --output OUT     write the report to OUT, not standard output\n"
 "      --force          replace an existing OUT (or OUT.html)\n"
 "\n"
@@ -302,6 +308,7 @@ struct report_args {
 	enum report_fmt fmt;
 	const char *out;	/* NULL: standard output */
 	const char *file;
+	const char *folded;	/* --folded */
 	unsigned int oflags;
 };
 
@@ -332,6 +339,9 @@ static int parse_one_arg(int c, struct report_args *a, int *nfmt)
 	case 'f':
 		a->oflags |= OUTFILE_FORCE;
 		return 0;
+	case 'F':
+		a->folded = optarg;
+		return 0;
 	default:
 		fprintf(stderr, "bhprof report: unknown or incomplete option '%s' (see --help)\n",
 			optarg && c == ':' ? optarg : "?");
@@ -349,6 +359,7 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 		{ "html", required_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "folded", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -406,6 +417,7 @@ struct report_job {
 	const struct report_args *a;
 	int fd;
 	FILE *out;
+	FILE *folded;
 };
 
 /* Everything that touches FILE's bytes: run without root (priv.h). */
@@ -413,12 +425,19 @@ static int report_job(void *arg)
 {
 	const struct report_job *j = arg;
 	struct loaded_run run;
+	int err;
 
 	if (run_load_fd(&run, j->a->file, j->fd,
 			j->a->fmt == FMT_HTML ? -HTML_ROWS : 1))
 		return 1;
 	write_report(j->out, j->a->fmt, &run);
+	if (j->folded && !callers_known(recfile_info(run.rec)))
+		fprintf(stderr, "bhprof: %s: recorded without --callers: no "
+			"chains for --folded\n", j->a->file);
+	err = callers_folded_close(j->folded, j->a->folded, run.sum);
 	run_free(&run);
+	if (err)
+		return 1;
 	if (fflush(j->out) == EOF || ferror(j->out)) {
 		fprintf(stderr, "bhprof: %s: writing the report failed\n",
 			j->a->out ? j->a->out : "standard output");
@@ -431,7 +450,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct outfile *of = NULL;
 	struct report_args a;
-	struct report_job j = { &a, -1, stdout };
+	struct report_job j = { &a, -1, stdout, NULL };
 	int err;
 
 	err = parse_report_args(argc, argv, &a);
@@ -442,8 +461,16 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	if (of)
 		j.out = outfile_fp(of);
+	j.folded = callers_folded_open(a.folded);
+	if (a.folded && !j.folded) {
+		if (of)
+			outfile_abort(of);
+		return 1;
+	}
 	j.fd = run_open(a.file);
 	err = j.fd < 0 ? 1 : priv_run_dropped(report_job, &j) ? 1 : 0;
+	if (j.fd < 0)
+		callers_folded_close(j.folded, a.folded, NULL);
 	if (j.fd >= 0)
 		close(j.fd);
 	if (!of)

@@ -90,6 +90,10 @@ int rule_parse(const char *s, struct rule *r, char *err, size_t len)
 		snprintf(err, len, "rule '%.60s': unknown metric (bhprof gate --help lists them)", s);
 		return -1;
 	}
+	if (metric_any_only(r->m) && r->path != RULE_ANY) {
+		snprintf(err, len, "rule '%.60s': %s is a figure of the whole run: any. only", s, r->m->name);
+		return -1;
+	}
 	p = skip_space(p);
 	if (!strncmp(p, "<=", 2)) {
 		r->worse = 1;

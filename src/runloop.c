@@ -71,6 +71,7 @@ static int add_device(struct collector_opts *c, const char *s)
 enum {
 	OPT_DURATION = 256, OPT_ATTACH, OPT_JSON, OPT_PLAIN, OPT_FORCE,
 	OPT_CMD_AS_ROOT, OPT_LISTEN, OPT_TEXTFILE, OPT_SELF_COST,
+	OPT_CALLERS, OPT_FOLDED,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +88,8 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "self-cost", no_argument, NULL, OPT_SELF_COST },
+	{ "callers", optional_argument, NULL, OPT_CALLERS },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -107,6 +110,10 @@ static bool allowed_opt(int c, unsigned int allowed)
 		return allowed & RUN_OPT_SERVE;
 	case OPT_SELF_COST:
 		return allowed & RUN_OPT_SELF_COST;
+	case OPT_CALLERS:
+		return allowed & RUN_OPT_CALLERS;
+	case OPT_FOLDED:
+		return allowed & RUN_OPT_FOLDED;
 	default:
 		return true;
 	}
@@ -155,6 +162,18 @@ static int parse_one(int c, struct run_opts *o)
 	case OPT_SELF_COST:
 		o->col.self_cost = true;
 		return 0;
+	case OPT_CALLERS:
+		if (optarg && strcmp(optarg, "full")) {
+			fprintf(stderr, "bhprof: --callers takes nothing or "
+				"=full, not '%s'\n", optarg);
+			return -1;
+		}
+		o->callers = optarg ? 2 : 1;
+		o->col.callers = true;
+		return 0;
+	case OPT_FOLDED:
+		o->folded = optarg;
+		return 0;
 	case 'v':
 		o->col.verbose = true;
 		return 0;
@@ -190,6 +209,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o,
 	}
 	if (optind < argc)
 		o->cmd = &argv[optind];
+	if (o->folded && !o->callers) {
+		fprintf(stderr, "bhprof: --folded needs --callers\n");
+		return -1;
+	}
 	return 0;
 }
 

@@ -23,6 +23,8 @@ struct run_opts {
 	bool cmd_as_root;	/* --cmd-as-root: CMD keeps root under sudo */
 	const char *listen;	/* --listen ADDR:PORT (serve) */
 	const char *textfile;	/* --textfile DIR (serve) */
+	int callers;		/* --callers: 1, --callers=full: 2 */
+	const char *folded;	/* --folded FILE */
 	struct collector_opts col;
 	char **cmd;		/* after --, NULL if none */
 };
@@ -33,6 +35,8 @@ struct run_opts {
 #define RUN_OPT_PLAIN 0x4
 #define RUN_OPT_SERVE 0x8	/* --listen, --textfile */
 #define RUN_OPT_SELF_COST 0x10	/* --self-cost */
+#define RUN_OPT_CALLERS 0x20	/* --callers[=full] */
+#define RUN_OPT_FOLDED 0x40	/* --folded FILE */
 
 /* Returns 0, 1 when --help was printed, or -1 after an error line. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o,

@@ -56,7 +56,7 @@ static void serve_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof serve [--listen ADDR:PORT] [-d DEV]... [-p PID] [--attach MODE]\n"
 "                    [--textfile DIR [-i SEC]] [--duration SEC] [--self-cost]\n"
-"                    [-v]\n"
+"                    [--callers] [-v]\n"
 "\n"
 "Export live per-path metrics to Prometheus: GET /metrics answers in the\n"
 "text format, or in OpenMetrics when the scraper's Accept header asks.\n"
@@ -77,6 +77,8 @@ static void serve_usage(FILE *f)
 "      --self-cost      export bhprof's own BPF run time (the kernel's BPF\n"
 "                       statistics: every BPF program pays two clock\n"
 "                       reads per run meanwhile)\n"
+"      --callers        also export buffer_head allocations per owner, role\n"
+"                       and context, the frees and the buffer_heads alive\n"
 "  -v, --verbose        libbpf's own messages\n"
 "\n"
 "Exit status: 0 when stopped by a signal or the duration, 1 on errors,\n"
@@ -428,7 +430,8 @@ int cmd_serve(int argc, char **argv)
 	struct run_opts o;
 	int ret = 1, fd = -1, err;
 
-	err = run_opts_parse(argc, argv, &o, RUN_OPT_SERVE | RUN_OPT_SELF_COST,
+	err = run_opts_parse(argc, argv, &o, RUN_OPT_SERVE | RUN_OPT_SELF_COST |
+			     RUN_OPT_CALLERS,
 			     serve_usage);
 	if (err)
 		return err > 0 ? 0 : 2;

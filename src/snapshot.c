@@ -62,6 +62,7 @@ static const char *const group_names[BHP_NR_GROUPS] = {
 	[BHP_GROUP_BIO] = "bio",
 	[BHP_GROUP_READ] = "read",
 	[BHP_GROUP_MKWRITE] = "mkwrite",
+	[BHP_GROUP_CALLERS] = "callers",
 };
 
 const char *probe_name(enum probe_id id)
@@ -155,6 +156,9 @@ static unsigned int figure_groups(enum figure f)
 		return 1u << BHP_GROUP_BH | 1u << BHP_GROUP_READ;
 	case FIG_MKWRITE:
 		return 1u << BHP_GROUP_MKWRITE;
+	case FIG_CALLERS:
+	case FIG_OWNERS:
+		return 1u << BHP_GROUP_BH;
 	}
 	return 0;
 }
@@ -164,6 +168,20 @@ static bool figure_is_read(enum figure f)
 	return f >= FIG_READ;
 }
 
+/* a kernel without buffer_heads has none alive, none owned: a real 0 */
+static const char *callers_why(const struct run_info *info, enum figure f)
+{
+	if (!(info->features & RUN_F_CALLERS))
+		return "unrecorded";
+	if (info->buffer_head == 0)
+		return NULL;
+	if (group_failed(info, BHP_GROUP_BH))
+		return "failed";
+	if (info->callers_mode == MODE_TRACEPOINT)
+		return f == FIG_OWNERS ? "n/a" : NULL;
+	return info->callers_mode == MODE_NONE ? "failed" : NULL;
+}
+
 const char *figure_why(const struct run_info *info, unsigned int path,
 		       enum figure f)
 {
@@ -171,6 +189,8 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 
 	if (figure_is_read(f) && !(info->features & RUN_F_READS))
 		return "unrecorded";
+	if (f >= FIG_CALLERS)
+		return callers_why(info, f);
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
 		if ((gs & 1u << g) && group_failed(info, g))
 			return "failed";
@@ -256,6 +276,44 @@ static const struct dev_row *dev_find(const struct snapshot *s, uint32_t dev,
 	return NULL;
 }
 
+int caller_key_cmp(const struct bhp_caller_key *a,
+		   const struct bhp_caller_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+int caller_row_cmp(const void *a, const void *b)
+{
+	const struct caller_row *x = a, *y = b;
+
+	return caller_key_cmp(&x->k, &y->k);
+}
+
+/* rows of b less those of a, both sorted; rows that did not move go */
+static void callers_delta(const struct snapshot *a, const struct snapshot *b,
+			  struct snapshot *out)
+{
+	uint32_t i = 0, n = 0;
+
+	for (uint32_t j = 0; j < b->nr_callers; j++) {
+		const struct caller_row *r = &b->callers[j];
+		uint64_t base = 0;
+		int c = 1;
+
+		while (i < a->nr_callers &&
+		       (c = caller_key_cmp(&a->callers[i].k, &r->k)) < 0)
+			i++;
+		if (i < a->nr_callers && !c)
+			base = a->callers[i].n;
+		if (r->n == base)
+			continue;
+		out->callers[n] = *r;
+		out->callers[n++].n = r->n - base;
+	}
+	out->nr_callers = n;
+	out->bh_net_peak = b->bh_net_peak;
+}
+
 void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 		    struct snapshot *out)
 {
@@ -282,6 +340,7 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 			(const uint64_t *)&b->devs[i].s,
 			NR_U64(struct bhp_dev_stats));
 	}
+	callers_delta(a, b, out);
 }
 
 static void u64_add(uint64_t *acc, const uint64_t *d, size_t n)

@@ -20,6 +20,14 @@ struct dev_row {
 	struct bhp_dev_stats s;
 };
 
+/* --callers: allocations of one chain, owner and context (cumulative) */
+struct caller_row {
+	struct bhp_caller_key k;
+	uint64_t n;
+};
+
+#define MAX_SNAP_CALLERS BHP_MAX_CALLERS
+
 struct snapshot {
 	uint64_t ts_ns;	/* CLOCK_MONOTONIC when read */
 	struct bhp_path_stats paths[NR_PATHS];
@@ -31,6 +39,12 @@ struct snapshot {
 	 * kernel's BPF statistics, on for self_on_ns (--self-cost; zero
 	 * without, or where they cannot be enabled) */
 	uint64_t self_ns, self_runs, self_on_ns;
+	/* --callers: the highest net of allocations over frees since
+	 * attach (not a counter: a delta keeps the later one), and the
+	 * rows, sorted by key */
+	int64_t bh_net_peak;
+	uint32_t nr_callers;
+	struct caller_row callers[MAX_SNAP_CALLERS];
 };
 
 /* Logical probes; each resolves to one attach mode on a given kernel. */
@@ -80,6 +94,7 @@ struct probe_state {
 /* run_info.features: what the recording bhprof measured at all; a file
  * written before a feature lacks its figures, which are unknown, not 0 */
 #define RUN_F_READS 0x1	/* reads, page_mkwrite, direct-write fallback */
+#define RUN_F_CALLERS 0x2	/* --callers: chains, owners, frees */
 #define MAX_ARGV_TEXT 1024
 
 /* What a run is: written once at the head of a record file. */
@@ -101,6 +116,11 @@ struct run_info {
 	char cmdline[MAX_ARGV_TEXT];	/* bhprof's own argv, space-joined */
 	uint32_t features;		/* RUN_F_* */
 	struct probe_state probes[NR_PROBES];
+	/* --callers: sizeof(struct buffer_head) in the kernel's BTF, 0 if
+	 * unknown; owners and frees as they were attached */
+	uint32_t bh_size;
+	enum attach_mode callers_mode;
+	char callers_detail[160];
 };
 
 const char *probe_name(enum probe_id id);
@@ -128,6 +148,8 @@ enum figure {
 	FIG_READ_BH,	/* buffer_heads allocated while reading */
 	FIG_MKWRITE,	/* page_mkwrite faults, latency (not in tracepoints) */
 	FIG_DWF,	/* direct-write fallbacks (6.6+, not in tracepoints) */
+	FIG_CALLERS,	/* --callers: frees, the alive peak */
+	FIG_OWNERS,	/* --callers: owners and roles (not in tracepoints) */
 };
 
 bool figure_known(const struct run_info *info, unsigned int path,
@@ -149,5 +171,9 @@ const char *path_name(unsigned int path);
 void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 		    struct snapshot *out);
 void snapshot_add(struct snapshot *acc, const struct snapshot *d);
+int caller_key_cmp(const struct bhp_caller_key *a,
+		   const struct bhp_caller_key *b);
+/* for qsort() of struct caller_row: rows are kept in key order */
+int caller_row_cmp(const void *a, const void *b);
 
 #endif /* BHPROF_SNAPSHOT_H */

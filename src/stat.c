@@ -2,6 +2,7 @@
 /* bhprof stat: collect, then print one per-path summary. */
 #include <stdint.h>
 #include <stdlib.h>
+#include "callers_out.h"
 #include "commands.h"
 #include "output.h"
 #include "runloop.h"
@@ -11,7 +12,7 @@ static void stat_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof stat [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
 "                   [--attach MODE] [--json] [--self-cost] [--cmd-as-root]\n"
-"                   [-v] [-- CMD ARGS...]\n"
+"                   [--callers[=full]] [--folded FILE] [-v] [-- CMD ARGS...]\n"
 "\n"
 "Collect until the duration ends, CMD exits or SIGINT, then print a\n"
 "per-path (bh, iomap) summary: write calls, bytes, MiB/s, latency\n"
@@ -28,6 +29,13 @@ static void stat_usage(FILE *f)
 "      --self-cost      measure bhprof's own programs with the kernel's\n"
 "                       BPF statistics (meanwhile every BPF program on\n"
 "                       the machine pays two clock reads per run)\n"
+"      --callers[=full]\n"
+"                       count every buffer_head allocation by kernel call\n"
+"                       chain and by owner (filesystem, device, role),\n"
+"                       and the frees: prints the top chains (whole with\n"
+"                       =full), the owners and the buffer_heads alive\n"
+"      --folded FILE    with --callers: the chains as folded stacks\n"
+"                       (root;...;leaf count), for flamegraph.pl\n"
 "      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
 "                       sudo user)\n"
 "  -v, --verbose        libbpf's own messages, and how root was given up\n"
@@ -70,6 +78,8 @@ static void print_result(const struct run_opts *o, const struct run_state *st,
 
 	if (!o->json) {
 		summary_text(stdout, &st->info, s);
+		if (o->callers)
+			callers_text(stdout, &st->info, s, o->callers > 1);
 		if (o->cmd && st->child_done)
 			printf("\ncommand exited with status %d\n",
 			       run_child_exit_code(st));
@@ -78,6 +88,8 @@ static void print_result(const struct run_opts *o, const struct run_state *st,
 	json_init(&j, stdout, true);
 	json_obj_open(&j, NULL);
 	summary_json_fields(&j, &st->info, s);
+	if (o->callers)
+		callers_json(&j, &st->info, s);
 	command_json(&j, o, st);
 	json_obj_close(&j);
 	json_end(&j);
@@ -87,13 +99,14 @@ int cmd_stat(int argc, char **argv)
 {
 	struct snapshot *prev = NULL, *cur = NULL;
 	struct summary *s = NULL;
+	FILE *folded = NULL;
 	struct run_state st;
 	struct run_opts o;
 	bool interim;
 	int ret = 1, err;
 
-	err = run_opts_parse(argc, argv, &o, RUN_OPT_JSON | RUN_OPT_SELF_COST,
-			     stat_usage);
+	err = run_opts_parse(argc, argv, &o, RUN_OPT_JSON | RUN_OPT_SELF_COST |
+			     RUN_OPT_CALLERS | RUN_OPT_FOLDED, stat_usage);
 	if (err)
 		return err > 0 ? 0 : 2;
 	interim = !o.json && o.interval_set;
@@ -101,6 +114,10 @@ int cmd_stat(int argc, char **argv)
 	cur = malloc(sizeof(*cur));
 	s = malloc(sizeof(*s));
 	if (!prev || !cur || !s)
+		goto out;
+	/* opened with the rights bhprof was started with, as -o is */
+	folded = callers_folded_open(o.folded);
+	if (o.folded && !folded)
 		goto out;
 	if (run_start(&o, &st, argc, argv))
 		goto finish;
@@ -126,9 +143,13 @@ int cmd_stat(int argc, char **argv)
 	summarize(st.first, cur, s);
 	print_result(&o, &st, s);
 	ret = run_child_exit_code(&st);
+	if (callers_folded_close(folded, o.folded, s))
+		ret = 1;
+	folded = NULL;
 finish:
 	run_finish(&st);
 out:
+	callers_folded_close(folded, o.folded, NULL);
 	free(prev);
 	free(cur);
 	free(s);

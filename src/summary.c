@@ -184,4 +184,7 @@ void summarize(const struct snapshot *a, const struct snapshot *b,
 	out->glob = d.glob;
 	self_summarize(&d, out);
 	devs_summarize(&d, out->secs, out);
+	out->bh_net_peak = d.bh_net_peak;
+	out->nr_callers = d.nr_callers;
+	memcpy(out->callers, d.callers, d.nr_callers * sizeof(d.callers[0]));
 }

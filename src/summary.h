@@ -32,6 +32,10 @@ struct path_summary {
 	double bh_per_mib;		/* bh allocations per MiB written */
 	double mean_bio;		/* bytes */
 	struct bhp_hist hist[NR_HIST_KINDS];	/* the window's histograms */
+	/* whole-run figures, only in the "any" of gate (callers_any()) */
+	uint64_t bh_outside;		/* allocations outside any path */
+	int64_t bh_alive_peak;
+	uint64_t bh_role[4];		/* allocations by enum callers_role */
 };
 
 struct dev_summary {
@@ -56,6 +60,10 @@ struct summary {
 	struct bhp_global_stats glob;
 	uint32_t nr_devs;
 	struct dev_summary devs[MAX_SNAP_DEVS];
+	/* --callers: the window's rows and the peak net since attach */
+	int64_t bh_net_peak;
+	uint32_t nr_callers;
+	struct caller_row callers[MAX_SNAP_CALLERS];
 };
 
 /* Both paths as one: the workload's figures whatever path carried them

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <curses.h>
+#include "callers_out.h"
 #include "commands.h"
 #include "devices.h"
 #include "outfile.h"
@@ -34,11 +35,12 @@ static void top_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof [top] [-i SEC] [--duration SEC] [-d DEV]... [-p PID]\n"
 "                    [--attach MODE] [--plain] [-o FILE [--force]]\n"
-"                    [--cmd-as-root] [-v] [-- CMD ARGS...]\n"
+"                    [--callers] [--cmd-as-root] [-v] [-- CMD ARGS...]\n"
 "\n"
 "The live view: the bh and iomap write paths side by side, updated every\n"
 "interval. On a terminal, a full screen; keys: q quit, p pause, r reset,\n"
-"+/- interval, d device filter, tab latency/bio/bh view, h help.\n"
+"+/- interval, d device filter, tab latency/bio/bh/read/callers view,\n"
+"h help.\n"
 "On a pipe, or with --plain, one text block per interval.\n"
 "\n"
 "  -i, --interval SEC   update interval (default 1; 0.1 to 60 on screen)\n"
@@ -52,6 +54,9 @@ static void top_usage(FILE *f)
 "                       record' does, for 'bhprof report' (a new file:\n"
 "                       see 'bhprof record --help')\n"
 "      --force          replace an existing FILE\n"
+"      --callers        who allocates buffer_heads (call chain, owner) and\n"
+"                       how many are alive: the callers view, and a line\n"
+"                       of each plain block\n"
 "      --cmd-as-root    under sudo, run CMD as root (default: as the\n"
 "                       sudo user)\n"
 "  -v, --verbose        libbpf's own messages, and how root was given up\n"
@@ -201,6 +206,30 @@ static void plain_row(const struct run_info *in, unsigned int path,
 			 figure_known(in, path, FIG_BH)));
 }
 
+/* --callers: the interval's net, the peak, its top caller and owner */
+static void plain_callers(const struct run_info *in, const struct summary *s)
+{
+	static struct callers_table t;
+	char name[96];
+
+	if (!callers_known(in))
+		return;
+	callers_tables(s, &t);
+	printf("bh alive %+lld this interval, peak %+lld", (long long)
+	       (s->glob.bh_alloc_total - s->glob.bh_freed),
+	       (long long)s->bh_net_peak);
+	if (t.nr_chains)
+		printf("; top caller %s (%llu)", callers_chain_name(
+			       callers_chain(t.chains[0].stack), name,
+			       sizeof(name)),
+		       (unsigned long long)t.chains[0].n);
+	if (t.nr_owners)
+		printf("; top owner %s %s (%llu)", t.owners[0].o.fs,
+		       callers_role_name(t.owners[0].o.role),
+		       (unsigned long long)t.owners[0].n);
+	putchar('\n');
+}
+
 static void plain_block(const struct top *tp, const struct summary *s)
 {
 	printf("bhprof top  %s  up %.1f s  last %.2g s\n",
@@ -213,6 +242,8 @@ static void plain_block(const struct top *tp, const struct summary *s)
 	if (s->glob.ctx_lost)
 		printf("lost: %llu events not attributed\n",
 		       (unsigned long long)s->glob.ctx_lost);
+	if (tp->o.callers)
+		plain_callers(&tp->st.info, s);
 	putchar('\n');
 	fflush(stdout);
 }
@@ -400,7 +431,8 @@ int cmd_top(int argc, char **argv)
 	struct top tp = { 0 };
 	int ret = 1, err;
 
-	err = run_opts_parse(argc, argv, &tp.o, RUN_OPT_PLAIN | RUN_OPT_OUTPUT,
+	err = run_opts_parse(argc, argv, &tp.o, RUN_OPT_PLAIN | RUN_OPT_OUTPUT |
+			     RUN_OPT_CALLERS,
 			     top_usage);
 	if (err)
 		return err > 0 ? 0 : 2;

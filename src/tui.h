@@ -17,7 +17,7 @@
 #define TUI_MIN_INTERVAL 0.1
 #define TUI_MAX_INTERVAL 60.0
 
-enum tui_view { VIEW_LAT, VIEW_BIO, VIEW_BH, VIEW_READ, NR_VIEWS };
+enum tui_view { VIEW_LAT, VIEW_BIO, VIEW_BH, VIEW_READ, VIEW_CALLERS, NR_VIEWS };
 
 /* what a key asks of the loop in top.c */
 enum tui_req {
@@ -104,6 +104,9 @@ struct tui_layout {
 void tui_draw_panel(const struct tui *t, const struct tui_layout *l, int y,
 		    int rows);
 int tui_dev_rows(const struct tui *t);
+/* tui_callers.c: the callers view (--callers) */
+void tui_view_callers(const struct tui *t, const struct tui_layout *l, int y,
+		      int rows);
 void tui_draw_devs(const struct tui *t, const struct tui_layout *l, int y,
 		   int rows);
 void tui_path_bios(const struct tui *t, const struct summary *s,

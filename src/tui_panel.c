@@ -433,6 +433,7 @@ static const char *const view_names[NR_VIEWS] = {
 	[VIEW_BIO] = "bio size",
 	[VIEW_BH] = "buffer_heads",
 	[VIEW_READ] = "reads",
+	[VIEW_CALLERS] = "callers",
 };
 
 /* the rule that heads the panel doubles as its tab bar */
@@ -475,6 +476,9 @@ void tui_draw_panel(const struct tui *t, const struct tui_layout *l, int y,
 		break;
 	case VIEW_READ:
 		view_read(t, l, y + 1, rows - 1);
+		break;
+	case VIEW_CALLERS:
+		tui_view_callers(t, l, y + 1, rows - 1);
 		break;
 	default:
 		view_bh(t, l, y + 1, rows - 1);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "callers.h"
 #include "recfile.h"
 
 static struct snapshot snaps[8];
@@ -36,8 +37,22 @@ static void gen(void)
 		s->devs[1].dev = KDEV_MKDEV(8u, 16u);
 		s->devs[1].path = PATH_IOMAP;
 		s->devs[1].s.size_log2[12] += i;
+		/* --callers rows: written only in a run that has them */
+		s->nr_callers = 2;
+		s->callers[0].k = (struct bhp_caller_key){
+			callers_chain_intern("kthread;jbd2_journal_commit_transaction;alloc_buffer_head"),
+			KDEV_MKDEV(259u, 1u), OWNER_BDEV, WHERE_NONE };
+		s->callers[0].n += 5 * i;
+		s->callers[1].k = (struct bhp_caller_key){
+			BHP_STACK_LOST, KDEV_MKDEV(7u, 0u), OWNER_BDEV,
+			WHERE_WRITE };
+		s->callers[1].n += i;
+		s->bh_net_peak = 6 * i;
 	}
+	callers_mount_add(KDEV_MKDEV(259u, 1u), "ext4");
 }
+
+static bool with_callers;
 
 /* a recording of n snapshots in memory */
 /* the machine and page size of the recordings; none: as before them */
@@ -55,6 +70,11 @@ static uint8_t *record(unsigned int n, unsigned int key_every, bool end,
 	struct stat st;
 	uint8_t *p;
 
+	if (with_callers) {
+		in.features = RUN_F_READS | RUN_F_CALLERS;
+		in.bh_size = 104;
+		in.callers_mode = MODE_FENTRY;
+	}
 	strcpy(in.version, "seed");
 	strcpy(in.release, "6.1.0");
 	strcpy(in.hostname, "fuzz");
@@ -162,6 +182,11 @@ int main(int argc, char **argv)
 	free(p);
 	p = record(2, 60, true, &m);
 	seed("short", p, m);
+	free(p);
+	with_callers = true;
+	p = record(8, 3, true, &m);
+	seed("callers", p, m);
+	structured("callers-frames", p, m);
 	free(p);
 	free(q);
 	return 0;

@@ -94,6 +94,21 @@ TEST(rule_parse_good)
 	CHECK(r.path == PATH_BH && NEAR(r.limit, 0));
 }
 
+/* the whole run's buffer_head figures: any. only */
+TEST(rule_parse_callers_metrics_any_only)
+{
+	char err[200];
+	struct rule r;
+
+	CHECK(!rule_parse("any.bh.alive_peak <= +10%", &r, err, sizeof(err)));
+	CHECK(!rule_parse("any.bh.outside_per_mib <= +0%", &r, err,
+			  sizeof(err)));
+	CHECK(!rule_parse("any.bh.alloc.journal <= +5%", &r, err, sizeof(err)));
+	CHECK(rule_parse("bh.bh.alive_peak <= +10%", &r, err, sizeof(err)));
+	CHECK(strstr(err, "any. only") != NULL);
+	CHECK(rule_parse("iomap.bh.alloc.data <= +10%", &r, err, sizeof(err)));
+}
+
 TEST(rule_parse_bad)
 {
 	static const char *const bad[] = {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "bhprof_hist.h"
 #include "harness.h"
+#include "callers.h"
 #include "promfmt.h"
 
 static void hist_put(struct bhp_hist *h, uint64_t v, uint64_t n)
@@ -302,5 +303,41 @@ TEST(prom_lost_groups_leave_their_series_out)
 	CHECK(strstr(t, "bhprof_buffer_heads_allocated_total{path=\"unknown\"}")
 	      != NULL);
 	free(t);
+	free(fx);
+}
+
+/* --callers: owners, frees and alive appear only in a run that has them;
+ * a net below zero is exported as such */
+TEST(prom_callers_only_with_callers)
+{
+	struct fixture *fx = fixture_new(MODE_FENTRY);
+	char *text;
+
+	text = render(fx, PROM_TEXT, NULL);
+	CHECK(!strstr(text, "bhprof_buffer_heads_alive"));
+	CHECK(!strstr(text, "bhprof_buffer_heads_by_owner"));
+	free(text);
+	fx->info.features = RUN_F_READS | RUN_F_CALLERS;
+	fx->info.callers_mode = MODE_FENTRY;
+	fx->info.bh_size = 104;
+	callers_mount_add(KDEV_MKDEV(250u, 7u), "ext4");
+	fx->snap.glob.bh_alloc_total = 10;
+	fx->snap.glob.bh_freed = 12;
+	fx->snap.bh_net_peak = 3;
+	fx->snap.nr_callers = 1;
+	fx->snap.callers[0].k = (struct bhp_caller_key){
+		callers_chain_intern("x;jbd2_journal_commit_transaction;"
+				     "alloc_buffer_head"),
+		KDEV_MKDEV(250u, 7u), OWNER_BDEV, WHERE_NONE };
+	fx->snap.callers[0].n = 10;
+	summarize(NULL, &fx->snap, &fx->sum);
+	text = render(fx, PROM_TEXT, NULL);
+	CHECK(line_value(text, "bhprof_buffer_heads_alive") &&
+	      !strncmp(line_value(text, "bhprof_buffer_heads_alive"), "-2\n", 3));
+	CHECK_EQ_U64(value_of(text, "bhprof_buffer_heads_alive_peak"), 3);
+	CHECK_EQ_U64(value_of(text, "bhprof_buffer_heads_freed_total"), 12);
+	CHECK(strstr(text, "bhprof_buffer_heads_by_owner_total{fs=\"ext4\","));
+	CHECK(strstr(text, "role=\"journal\",context=\"outside\"} 10\n"));
+	free(text);
 	free(fx);
 }

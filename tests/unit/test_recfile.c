@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "harness.h"
+#include "callers.h"
 #include "recfile.h"
 
 #define T_MAX_SNAPS 200
@@ -633,6 +634,28 @@ TEST(recfile_hostile_frames)
 	free(b.p);
 }
 
+/* A recording of the fuzz corpus, NULL (a failed check) if it won't open */
+static struct recfile *corpus_open(const char *name)
+{
+	static uint8_t buf[1 << 16];
+	struct recfile *r = NULL;
+	char path[128], err[256];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "tests/fuzz/corpus/recfile/%s", name);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	if (fd >= 0)
+		close(fd);
+	CHECK(len > 1);
+	/* the fuzz target's first byte picks how it reads: the file follows */
+	CHECK(len > 1 && recfile_open_mem(buf + 1, len - 1, &r, err,
+					  sizeof(err)) == 0);
+	return r;
+}
+
 /*
  * A file written before reads were measured (tests/fuzz/corpus/recfile/valid, by
  * the old format) still reads: its figures as they were, the read ones
@@ -642,22 +665,9 @@ TEST(recfile_old_format_without_reads)
 {
 	const struct run_info *in;
 	struct rec_frame f;
-	struct recfile *r = NULL;
+	struct recfile *r = corpus_open("valid");
 	uint64_t writes = 0, reads = 0, hist = 0, n = 0;
-	char err[256];
 
-	static uint8_t buf[1 << 16];
-	ssize_t len;
-	int fd = open("tests/fuzz/corpus/recfile/valid", O_RDONLY);
-
-	CHECK(fd >= 0);
-	len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	if (fd >= 0)
-		close(fd);
-	CHECK(len > 1);
-	/* the fuzz target's first byte picks how it reads: the file follows */
-	CHECK(len > 1 && recfile_open_mem(buf + 1, len - 1, &r, err,
-					  sizeof(err)) == 0);
 	if (!r)
 		return;
 	in = recfile_info(r);
@@ -718,4 +728,48 @@ TEST(figure_why_says_absent_na_failed)
 	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_READ_BIOS), "failed"));
 	CHECK(figure_known(&in, PATH_BH, FIG_READ_DEV));
 	CHECK(figure_known(&in, PATH_BH, FIG_WRITE));
+}
+
+/*
+ * A --callers recording (tests/fuzz/corpus/recfile/callers, written by
+ * mkcorpus): its rows, chains, peak and mounts come back as written, the
+ * chains by their text.
+ */
+TEST(recfile_callers_rows_read_back)
+{
+	struct recfile *r = corpus_open("callers");
+	const struct snapshot *last = NULL;
+	struct callers_owner o;
+	struct rec_frame f;
+
+	if (!r)
+		return;
+	CHECK(recfile_info(r)->features & RUN_F_CALLERS);
+	CHECK_EQ_U64(recfile_info(r)->bh_size, 104);
+	while (recfile_next(r, &f) > 0)
+		last = f.cum;
+	CHECK(last != NULL);
+	if (!last) {
+		recfile_close(r);
+		return;
+	}
+	/* snapshot i adds 5 i and i: 140 and 28 after eight */
+	CHECK_EQ_U64(last->nr_callers, 2);
+	CHECK_EQ_U64(last->bh_net_peak, 42);
+	for (uint32_t i = 0; i < last->nr_callers; i++) {
+		const struct caller_row *row = &last->callers[i];
+
+		if (row->k.stack == BHP_STACK_LOST) {
+			CHECK_EQ_U64(row->n, 28);
+			continue;
+		}
+		CHECK_EQ_U64(row->n, 140);
+		CHECK(!strcmp(callers_chain(row->k.stack),
+			      "kthread;jbd2_journal_commit_transaction;"
+			      "alloc_buffer_head"));
+		callers_owner_of(&row->k, &o);
+		CHECK(!strcmp(o.fs, "ext4"));
+		CHECK(o.role == ROLE_JOURNAL);
+	}
+	recfile_close(r);
 }

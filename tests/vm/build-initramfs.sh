@@ -66,7 +66,8 @@ done
 cp "$bhprof" "$root/bin/bhprof"
 cp "$writer" "$root/bin/vmwriter"
 cp "$VM_DIR/guest-init.sh" "$root/init"
-cp "$VM_DIR"/scenarios/*.sh "$VM_DIR"/scenarios/*.prep "$root/scenarios/"
+cp "$VM_DIR"/scenarios/*.sh "$VM_DIR"/scenarios/*.prep \
+	"$VM_DIR"/scenarios/*.opts "$root/scenarios/"
 chmod 755 "$root/init" "$root"/scenarios/*.sh "$root/bin/bhprof" "$root/bin/vmwriter"
 
 # A dynamically linked tool and the libraries it needs: ldd's list for

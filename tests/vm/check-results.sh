@@ -135,7 +135,9 @@ ds_json() {
 # the trace buffer dropped
 trace_json() {
 	awk -v stats="$2" -v bhtraced="$3" '
-	/ kmem_cache_alloc: / { bh++; next }
+	/ kmem_cache_alloc: / { bh++; if (!marked) bhl++; next }
+	/ kmem_cache_free: / { bhf++; if (!marked) bhfl++; next }
+	/bhprof-mark load/ { marked = 1; next }
 	{ for (i = 1; i < NF; i++) if ($i == "block_bio_queue:") break
 	  if (i >= NF) next
 	  dev = $(i + 1); sub(",", ":", dev); rwbs = $(i + 2); n = $(i + 5)
@@ -147,6 +149,7 @@ trace_json() {
 	  over = 0
 	  while ((getline l < stats) > 0) if (l ~ /^overrun:/) { split(l, a, " "); over += a[2] }
 	  printf "{\"overrun\":%d,\"bh\":%d,\"bh_traced\":%s", over, bh, bhtraced
+	  printf ",\"bhfree\":%d,\"bh_load\":%d,\"bhfree_load\":%d,\"marked\":%s", bhf, bhl, bhfl, (marked ? "true" : "false")
 	  for (d in c) printf ",\"%s\":{\"count\":%d,\"bytes\":%d}", d, c[d], b[d]
 	  printf ",\"r\":{"; sep = ""
 	  for (d in rc) { printf "%s\"%s\":{\"count\":%d,\"bytes\":%d}", sep, d, rc[d], rb[d]; sep = "," }
@@ -465,6 +468,95 @@ for mode in $VM_MODES; do
 	done
 done
 
+# ---- --callers: chains, owners, frees (scenarios with an .opts) ----------
+# Chains and owners must each add up to every allocation bhprof counted,
+# which the main checks hold to the kernel's own count; the folded file
+# must say what the JSON says; raw disk writes belong to bdev, ext4's
+# metadata and journal to ext4. slab.txt (Debian 6.1, slab_nomerge) is
+# the kernel's own count of buffer_heads alive.
+CALLERS_JQ='
+def sum(f): map(f) | add // 0;
+def slabv($t): [ $slab[] | select(.t == $t) | .a ] | .[0];
+$s.callers as $c | $s.bh_alive as $al | ($c.chains | sum(.count)) as $cs |
+def owner($fs; $role): [ $c.owners[] | select(.fs == $fs and .role == $role) | .count ] | add // 0;
+($c.chains | map({ key: .chain, value: .count }) | from_entries) as $cj |
+[ chk("callers: chains add up"; ($c.lost == 0 and $cs == $c.total and $cs == $s.bh_alloc_total and $cs == ($ref // -1));
+      "chains \($cs), callers total \($c.total), lost \($c.lost), bh_alloc_total \($s.bh_alloc_total), kernel trace \($ref)"),
+  chk("callers: owners add up"; (($c.owners | sum(.count)) == $s.bh_alloc_total);
+      "owners \($c.owners | sum(.count)) = bh_alloc_total \($s.bh_alloc_total): \([ $c.owners[] | "\(.fs)/\(.device)/\(.role)=\(.count)" ] | join(" "))"),
+  chk("callers: folded = JSON"; ($folded == $cj and ($folded | length) == ($c.chains | length));
+      "\($folded | length) folded chains, \($c.chains | length) in the JSON, \([ $folded | to_entries[] | .value ] | add // 0) allocations folded") ]
++ (if $bh == 1 then
+    [ chk("callers: alive"; ($al.net == $al.allocated - $al.freed and $al.bh_size > 0 and $al.peak >= 0);
+          "allocated \($al.allocated), freed \($al.freed), net \($al.net) (\($al.net_bytes) B at \($al.bh_size) B), peak \($al.peak)") ]
+    + (if $scen == "ext4-meta" then
+        [ chk("callers: journal role"; (($c.owners | map(select(.role == "journal")) | sum(.count)) > 0);
+              "journal allocations \($c.owners | map(select(.role == "journal")) | sum(.count))") ]
+        + (if $mode != "tracepoint" then
+            [ chk("callers: raw disk on bdev"; (owner("bdev"; "data") >= 1024);
+                  "bdev data \(owner("bdev"; "data")) >= 1024 blocks of 4 MiB"),
+              chk("callers: ext4 metadata and journal"; (owner("ext4"; "metadata") > 0 and owner("ext4"; "journal") > 0);
+                  "ext4 metadata \(owner("ext4"; "metadata")), ext4 journal \(owner("ext4"; "journal"))") ]
+           else [] end)
+       elif $mode != "tracepoint" then
+        [ chk("callers: raw disk on bdev"; (owner("bdev"; "data") >= 4096);
+              "bdev data \(owner("bdev"; "data")) >= 4096 blocks of 16 MiB") ]
+       else [] end)
+    + (if $tr.freed != null then
+        [ chk("callers: frees vs kernel trace"; ($al.freed == $tr.freed and $tr.overrun == 0);
+              "bhprof \($al.freed) freed, tracefs kmem_cache_free from free_buffer_head \($tr.freed)") ]
+       else [] end)
+    # the kernel'"'"'s own figure of buffer_heads alive: the cache'"'"'s active
+    # objects, which SLUB counts by whole slabs held per CPU; bhprof'"'"'s net
+    # at the mark is the trace'"'"'s (equal to bhprof'"'"'s over the run)
+    + (if ($slab | length) == 3 and $tr.marked then
+        (slabv("load") - slabv("before")) as $sl | (slabv("dropped") - slabv("load")) as $sd |
+        ($tr.bh_load - $tr.free_load) as $nl | ($al.net - $nl) as $nd |
+        [ chk("callers: alive moves with slabinfo"; ($nl > 0 and $sl > 0 and $nd < 0 and $sd < 0);
+              "over the load: net +\($nl), slab active \($sl) (off by \($nl - $sl)); over drop_caches: net \($nd), slab active \($sd) (off by \($nd - $sd))") ]
+       else [] end)
+  else
+    [ chk("callers: none without buffer_heads"; ($c.total == 0 and ($c.chains | length) == 0 and ($c.owners | length) == 0 and $al.net == 0 and $al.peak == 0);
+          "chains \($c.chains | length), owners \($c.owners | length), alive \($al.net) (a known 0)") ]
+  end)
+| .[] | [(if .ok then "PASS" else "FAIL" end), .name, .detail] | @tsv
+'
+for mode in $VM_MODES; do
+	for s in $VM_SCENARIOS; do
+		d=$res/runs/$mode/$s
+		[ -f "$VM_DIR/scenarios/$s.opts" ] && grep -q -- --callers "$VM_DIR/scenarios/$s.opts" || continue
+		[ -f "$d/check.json" ] || continue
+		if ! jq -e '.callers.chains' "$d/stat.json" >/dev/null 2>&1; then
+			record FAIL "$mode" "$s" "callers: in the JSON" "no .callers in stat.json"
+			continue
+		fi
+		folded=$(jq -R -s 'split("\n") | map(select(length > 0) |
+			capture("^(?<c>.*) (?<n>[0-9]+)$") | { key: .c, value: (.n | tonumber) }) |
+			from_entries' "$d/folded.txt" 2>/dev/null || echo null)
+		slab=$(awk '{ printf "%s{\"t\":\"%s\",\"a\":%d}", (NR > 1 ? "," : ""), $1, $2 }
+			BEGIN { printf "[" } END { print "]" }' "$d/slab.txt" 2>/dev/null || echo '[]')
+		[ -f "$d/slab.txt" ] || slab='[]'
+		# the kernel's own frees, where the scenario traced them
+		tr=$(trace_json "$d/bio-trace.txt" "$d/trace-stats.txt" true 2>/dev/null |
+			jq -c --argjson f "$([ -f "$d/bhfree-filter.txt" ] && echo true || echo false)" \
+			'{ overrun, marked, bh_load, free_load: .bhfree_load, freed: (if $f then .bhfree else null end) }' ||
+			echo '{"freed":null,"marked":false}')
+		out_c=$(jq -r --arg mode "$mode" --arg scen "$s" --argjson bh "$K_BH" \
+			--argjson folded "${folded:-null}" --argjson slab "$slab" --argjson tr "$tr" \
+			--argjson ref "$(jq '.figures.ref.bh' "$d/check.json")" \
+			--slurpfile st "$d/stat.json" \
+			'def chk($n; c; $d): { name: $n, ok: c, detail: $d }; $st[0] as $s | '"$CALLERS_JQ" -n) ||
+			{ record FAIL "$mode" "$s" "callers" "the callers checks failed to evaluate"; continue; }
+		while IFS=$'\t' read -r r n det; do
+			[ -n "$r" ] && record "$r" "$mode" "$s" "$n" "$det"
+		done <<< "$out_c"
+		# the top five chains, so that a reader sees they are real
+		top=$(jq -r '[.callers.chains[:5][] | "\(.count) \(.name)"] | join("; ")' "$d/stat.json")
+		record PASS "$mode" "$s" "callers: top five" "${top:-none}"
+		echo "    $kname $mode $s top chains: ${top:-none}"
+	done
+done
+
 # ---- every forced mode sees the same thing -----------------------------
 # Pages, bios and buffer_head allocations must not depend on how bhprof
 # attached; write calls neither; writeback calls where the mode sees them.
@@ -482,6 +574,7 @@ map(select(.figures.paths != {})) | select(length > 1) |
 # a race makes the kernel do different work in every run: only what has
 # the kernel'"'"'s own count to go by can be compared
 (any(.figures.racy)) as $racy |
+(any(.scenario == "ext4-meta")) as $sync |
 [ metric("bh bios"; .paths.bh.bio.count; .ref.paths.bh.bios), metric("iomap bios"; .paths.iomap.bio.count; .ref.paths.iomap.bios),
   metric("bh bio bytes"; .paths.bh.bio.bytes; .ref.paths.bh.bytes), metric("iomap bio bytes"; .paths.iomap.bio.bytes; .ref.paths.iomap.bytes),
   metric("bh pages"; .paths.bh.writeback.pages), metric("iomap pages"; .paths.iomap.writeback.pages),
@@ -499,6 +592,10 @@ map(select(.figures.paths != {})) | select(length > 1) |
          if .paths.bh.dio_fallback.calls == null then null else $n end; .ref.fallback)
 ] | .[] |
 (if $mm and (.name | test("bh allocations|read pages|read bh")) then
+   .vals |= map(select(.mode != "tracepoint")) else . end) |
+# ... and before 6.9 tracepoints count a block device'"'"'s pages by the
+# writeback context'"'"'s inode, which sync(2) has not: ext4-meta syncs
+(if $sync and $old_tp and (.name | test("^bh pages$")) then
    .vals |= map(select(.mode != "tracepoint")) else . end) |
 # ... and before 6.12 fentry and kprobe count a mapping'"'"'s writeback in
 # folios, tracepoints in pages
@@ -521,13 +618,15 @@ select(($racy | not) or ((.vals | all(.r != null)) and .name != "bh allocations"
          (if .vals | all(.r != null) then "; kernel: \([.vals[] | "\(.mode)=\(.r)"] | join(" "))" else "" end)
        else "" end)) }
 '
+# tracepoints before 6.9 (no wbc->fbatch) see pages by context only
+old_tp=$(awk -v v="$K_VERSION" 'BEGIN { split(v, a, "."); print (a[1] < 6 || (a[1] == 6 && a[2] < 9)) ? "true" : "false" }')
 for s in $VM_SCENARIOS; do
 	files=()
 	for mode in $VM_MODES; do
 		[ -f "$res/runs/$mode/$s/check.json" ] && files+=("$res/runs/$mode/$s/check.json")
 	done
 	[ ${#files[@]} -gt 1 ] || continue
-	if ! cross=$(jq -s -r --argjson folio_wb "$folio_wb" "$CROSS_JQ"' | [(if .ok then "PASS" else "FAIL" end), .name, .detail] | @tsv' \
+	if ! cross=$(jq -s -r --argjson folio_wb "$folio_wb" --argjson old_tp "$old_tp" "$CROSS_JQ"' | [(if .ok then "PASS" else "FAIL" end), .name, .detail] | @tsv' \
 		"${files[@]}"); then
 		record FAIL all "$s" "same across modes" "the comparison failed to evaluate"
 		continue

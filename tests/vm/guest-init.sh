@@ -209,6 +209,12 @@ if [ -n "$lo" ]; then
 else
 	log "no alloc_buffer_head in kallsyms: buffer heads compiled out"
 fi
+# ... and of frees: kmem_cache_free events from free_buffer_head's text
+lo=$(awk '$3 == "free_buffer_head" { print $1; exit }' /proc/kallsyms)
+if [ -n "$lo" ]; then
+	hi=$(awk -v a=$lo '$1 > a && (b == "" || $1 < b) { b = $1 } END { print b }' /proc/kallsyms)
+	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bhfree-filter
+fi
 
 # The kernel's own count of read, page_mkwrite and fallback calls: a
 # kprobe event on each such function it has, enabled by the scenarios
@@ -271,8 +277,11 @@ for mode in $VM_MODES; do
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		V=""
 		[ "$VM_VERBOSE" = 1 ] && V=-v
+		# scenario.opts: bhprof options of its own (--callers)
+		X=$(cat /scenarios/$s.opts 2>/dev/null)
+		case " $X " in *" --callers "*) X="$X --folded $d/folded.txt" ;; esac
 		MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
-			bhprof stat --json $V --attach $mode -- \
+			bhprof stat --json $V $X --attach $mode -- \
 			/scenarios/$s.sh $d > $d/stat.json 2> $d/stat.err
 		rc=$?
 		t1=$(cut -d' ' -f1 /proc/uptime)
@@ -285,7 +294,7 @@ for mode in $VM_MODES; do
 			quiesce
 			mkdir -p $d/verbose
 			MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
-				bhprof stat --json -v --attach $mode -- \
+				bhprof stat --json -v $X --attach $mode -- \
 				/scenarios/$s.sh $d/verbose \
 				> $d/verbose/stat.json 2> $d/verbose/stat.err
 			echo $? > $d/verbose/rc

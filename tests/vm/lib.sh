@@ -70,7 +70,7 @@ vm_preflight() {
 # run every scenario but the three that test attribution logic no
 # architecture changes (raw-mixed, two-writers, file-read: the x86-64
 # kernels run those), and no cost rounds.
-ALL_SCENARIOS="raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback"
+ALL_SCENARIOS="raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback ext4-meta"
 default_scenarios() {
 	case $1 in
 	arm64) echo "raw-buffered raw-direct ext4-file xfs-file raw-read raw-read-mixed mmap-write dio-fallback" ;;

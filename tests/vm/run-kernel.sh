@@ -61,6 +61,8 @@ done
 
 append="console=$console panic=-1 oops=panic loglevel=4 mitigations=off"
 append="$append rdinit=/init"
+# a cache of its own for buffer_head in /proc/slabinfo (ext4-meta)
+append="$append slab_nomerge"
 
 # timeout puts qemu in its own process group: pass on our INT/TERM
 tpid=""

@@ -13,6 +13,9 @@ T=/sys/kernel/tracing
 # kmem_cache_alloc events from alloc_buffer_head's text, when it exists:
 # guest-init.sh leaves the filter in /tmp/bh-filter
 KMEM=$T/events/kmem/kmem_cache_alloc
+# ... and kmem_cache_free events from free_buffer_head's, for scenarios
+# that set KFREE=1 (--callers: its frees), /tmp/bhfree-filter
+KMEMF=$T/events/kmem/kmem_cache_free
 
 # The kernel's own count of the read, page_mkwrite and fallback calls:
 # guest-init.sh made a kprobe event (group bhpref) on each such function
@@ -65,6 +68,10 @@ begin() {
 			cat /tmp/bh-filter > $KMEM/filter
 			echo 1 > $KMEM/enable
 		fi
+		if [ "${KFREE:-0}" = 1 ] && [ -s /tmp/bhfree-filter ] && [ -d $KMEMF ]; then
+			cat /tmp/bhfree-filter > $KMEMF/filter
+			echo 1 > $KMEMF/enable
+		fi
 		ref_probes_on
 		echo 1 > $T/tracing_on
 	fi
@@ -78,14 +85,21 @@ end() {
 		echo 0 > $T/tracing_on
 		echo 0 > $T/events/block/block_bio_queue/enable
 		[ -d $KMEM ] && echo 0 > $KMEM/enable
+		[ "${KFREE:-0}" = 1 ] && [ -d $KMEMF ] && echo 0 > $KMEMF/enable
 		ref_probes_off
 		cat $T/trace > "$out/bio-trace.txt"
 		cat $T/per_cpu/cpu*/stats > "$out/trace-stats.txt"
 		if [ -s /tmp/bh-filter ]; then
 			cp /tmp/bh-filter "$out/bh-filter.txt"
 		fi
+		if [ "${KFREE:-0}" = 1 ] && [ -s /tmp/bhfree-filter ]; then
+			cp /tmp/bhfree-filter "$out/bhfree-filter.txt"
+		fi
 		echo > $T/trace
 	fi
 }
 
 w() { vmwriter "$@" >> "$out/writers.jsonl"; }
+
+# a point in the reference trace: what the kernel counted before it
+mark() { echo "bhprof-mark $1" > $T/trace_marker 2>/dev/null || true; }
