@@ -493,14 +493,14 @@ def owner($fs; $role): [ $c.owners[] | select(.fs == $fs and .role == $role) | .
         [ chk("callers: journal role"; (($c.owners | map(select(.role == "journal")) | sum(.count)) > 0);
               "journal allocations \($c.owners | map(select(.role == "journal")) | sum(.count))") ]
         + (if $mode != "tracepoint" then
-            [ chk("callers: raw disk on bdev"; (owner("bdev"; "data") >= 1024);
-                  "bdev data \(owner("bdev"; "data")) >= 1024 blocks of 4 MiB"),
+            [ chk("callers: raw disk on bdev"; ($raw.blocks > 0 and owner("bdev"; "data") >= $raw.blocks);
+                  "bdev data \(owner("bdev"; "data")) >= \($raw.blocks) blocks of \($raw.bsize) B in \($raw.bytes) B written"),
               chk("callers: ext4 metadata and journal"; (owner("ext4"; "metadata") > 0 and owner("ext4"; "journal") > 0);
                   "ext4 metadata \(owner("ext4"; "metadata")), ext4 journal \(owner("ext4"; "journal"))") ]
            else [] end)
        elif $mode != "tracepoint" then
-        [ chk("callers: raw disk on bdev"; (owner("bdev"; "data") >= 4096);
-              "bdev data \(owner("bdev"; "data")) >= 4096 blocks of 16 MiB") ]
+        [ chk("callers: raw disk on bdev"; ($raw.blocks > 0 and owner("bdev"; "data") >= $raw.blocks);
+              "bdev data \(owner("bdev"; "data")) >= \($raw.blocks) blocks of \($raw.bsize) B in \($raw.bytes) B written") ]
        else [] end)
     + (if $tr.freed != null then
         [ chk("callers: frees vs kernel trace"; ($al.freed == $tr.freed and $tr.overrun == 0);
@@ -544,6 +544,10 @@ for mode in $VM_MODES; do
 		out_c=$(jq -r --arg mode "$mode" --arg scen "$s" --argjson bh "$K_BH" \
 			--argjson folded "${folded:-null}" --argjson slab "$slab" --argjson tr "$tr" \
 			--argjson ref "$(jq '.figures.ref.bh' "$d/check.json")" \
+			--argjson raw "$(jq -s -c '[ .[] | select(.blockdev and .op == "write") ] |
+				{ blocks: (map(.bytes / .bsize | ceil) | add // 0),
+				  bytes: (map(.bytes) | add // 0), bsize: (map(.bsize) | max // 0) }' \
+				"$d/writers.jsonl" 2>/dev/null || echo '{"blocks":0,"bytes":0,"bsize":0}')" \
 			--slurpfile st "$d/stat.json" \
 			'def chk($n; c; $d): { name: $n, ok: c, detail: $d }; $st[0] as $s | '"$CALLERS_JQ" -n) ||
 			{ record FAIL "$mode" "$s" "callers" "the callers checks failed to evaluate"; continue; }
