@@ -23,6 +23,8 @@
 #include "priv.h"
 
 #define MAX_RUNS 256
+/* gate_job: every rule n/a, the verdicts written; exit status 2 */
+#define GATE_NONE_JUDGED 3
 
 /* The rules when none are given; README and the man page list them. */
 static const char *const default_rules[] = {
@@ -272,15 +274,78 @@ static const char *unmeasured(const struct gate *g, const struct rule *r)
 	return NULL;
 }
 
-static double rule_value(const struct loaded_run *run, const struct rule *r)
+/* the path a rule judges in one recording: both as one for "any" */
+static const struct path_summary *rule_path(const struct loaded_run *run,
+					    const struct rule *r)
 {
 	static struct path_summary any;
 	const struct summary *s = run->sum;
 
 	if (r->path != RULE_ANY)
-		return r->m->get(&s->path[r->path]);
+		return &s->path[r->path];
 	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, &any);
-	return r->m->get(&any);
+	return &any;
+}
+
+static double rule_value(const struct loaded_run *run, const struct rule *r)
+{
+	return r->m->get(rule_path(run, r));
+}
+
+/* why a recording has nothing for the rule to judge: its path saw no
+ * event, or not the one the figure needs; NULL if it has */
+static const char *idle_why(const struct loaded_run *run,
+			    const struct rule *r)
+{
+	const struct path_summary *p = rule_path(run, r);
+
+	if (path_idle(p))
+		return "no event on the path";
+	return sample_why(p, r->m->sample);
+}
+
+/* How many recordings of a side have nothing to judge, and why the
+ * first of them has not. */
+static size_t side_idle(const struct side *s, const struct rule *r,
+			const char **why)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const char *w = idle_why(&s->runs[i], r);
+
+		if (w && !n++)
+			*why = w;
+	}
+	return n;
+}
+
+/*
+ * A rule on a path that saw nothing on a side is neither pass nor
+ * regression: "0 ns -> 0 ns, +0.0%, pass" would claim a measurement
+ * that was never made. It is n/a (idle), and Holm's correction leaves
+ * it out.
+ */
+static void check_idle(struct gate *g)
+{
+	for (size_t i = 0; i < g->nr; i++) {
+		struct judged *j = &g->j[i];
+		const char *wa = NULL, *wb = NULL;
+		size_t na, nb;
+
+		if (j->skipped)
+			continue;
+		na = side_idle(&g->base, j->r, &wa);
+		nb = side_idle(&g->cand, j->r, &wb);
+		if (!na && !nb)
+			continue;
+		j->idle = true;
+		snprintf(j->idle_why, sizeof(j->idle_why),
+			 "%s: %s (baseline %zu of %zu recordings, candidate "
+			 "%zu of %zu)", rule_path_name(j->r->path),
+			 wa ? wa : wb, na, g->base.n, nb, g->cand.n);
+		j->skipped = j->idle_why;
+	}
 }
 
 static int side_values(const struct side *s, const struct rule *r,
@@ -299,6 +364,28 @@ static double relative(double v, double base)
 	if (base != 0)
 		return v / fabs(base);
 	return v == 0 ? 0 : copysign(INFINITY, v);
+}
+
+/*
+ * The change relative to the baseline. Every figure gate judges is
+ * never negative: on the ratio scale its interval stays above -100%.
+ * Only a baseline with a zero in it has no ratio; then the absolute
+ * interval over the median, cut at -100%.
+ */
+static void relative_change(const struct gate *g, struct judged *j)
+{
+	struct shift q;
+
+	if (!ratio_estimate(j->a, g->base.n, j->b, g->cand.n, 1 - g->alpha,
+			    &q)) {
+		j->rel = q.est - 1;
+		j->rel_lo = q.have_ci ? q.lo - 1 : NAN;
+		j->rel_hi = q.have_ci ? q.hi - 1 : NAN;
+		return;
+	}
+	j->rel = relative(j->d.est, j->med_a);
+	j->rel_lo = fmax(relative(j->d.lo, j->med_a), -1);
+	j->rel_hi = relative(j->d.hi, j->med_a);
 }
 
 static int judge(const struct gate *g, struct judged *j)
@@ -323,9 +410,7 @@ static int judge(const struct gate *g, struct judged *j)
 			     &j->d);
 	if (err)
 		return err;
-	j->rel = relative(j->d.est, j->med_a);
-	j->rel_lo = relative(j->d.lo, j->med_a);
-	j->rel_hi = relative(j->d.hi, j->med_a);
+	relative_change(g, j);
 	bound = r->limit * fabs(j->med_a);
 	j->beyond = r->worse > 0 ? j->d.est > bound : j->d.est < bound;
 	return isnan(j->p) ? -ENOMEM : 0;
@@ -446,13 +531,12 @@ static int judge_all(struct gate *g, struct gate_opts *o)
 	if (check_measured(g))
 		return -1;
 	warn_mixed_modes(g);
+	check_idle(g);
 	for (size_t i = 0; i < g->nr; i++)
 		g->nr_judged += !g->j[i].skipped;
-	if (!g->nr_judged) {
-		fprintf(stderr, "bhprof gate: no rule can be judged on these "
-			"recordings\n");
-		return -1;
-	}
+	/* the verdicts still print: they say why nothing was judged */
+	if (!g->nr_judged)
+		return 0;
 	if (check_samples(g))
 		return -1;
 	for (size_t i = 0; i < g->nr; i++) {
@@ -503,7 +587,14 @@ static int gate_job(void *arg)
 		fprintf(stderr, "bhprof gate: writing the verdicts failed\n");
 		goto out;
 	}
-	rc = g.nr_regressions ? 1 : 0;
+	rc = gate_exit(&g);
+	/* the verdicts were written: keep the JUnit file all the same */
+	if (rc == 2)
+		rc = GATE_NONE_JUDGED;
+	if (rc == GATE_NONE_JUDGED)
+		fprintf(stderr, "bhprof gate: no rule could be judged: every "
+			"one is on a figure these recordings did not measure "
+			"or on a path that saw nothing (n/a)\n");
 out:
 	for (size_t i = 0; i < g.nr; i++) {
 		free(g.j[i].a);
@@ -552,6 +643,8 @@ int cmd_gate(int argc, char **argv)
 			rc = 2;
 		of = NULL;
 	}
+	if (rc == GATE_NONE_JUDGED)
+		rc = 2;
 close:
 	outfile_abort(of);
 	close_side(o->base_fd, o->nr_base);

@@ -78,6 +78,15 @@ const char *sample_why(const struct path_summary *p, enum sample s)
 	return NULL;
 }
 
+bool path_idle(const struct path_summary *p)
+{
+	const struct bhp_path_stats *c = &p->c;
+
+	return !(c->write_calls | c->dio_calls | c->wb_calls | c->wb_pages |
+		 c->bio_count | c->bh_alloc | c->read_calls | c->read_pages |
+		 c->read_bio_count | c->mkwrite_calls | c->dwf_calls);
+}
+
 const char *path_figure_why(const struct run_info *info, unsigned int path,
 			    const struct path_summary *p, enum figure f,
 			    enum sample s)

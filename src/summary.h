@@ -87,6 +87,8 @@ enum sample {
 /* why p has no sample for s ("no write call on this path"), NULL if it
  * has one */
 const char *sample_why(const struct path_summary *p, enum sample s);
+/* did the path see no event at all: no call, page, bio or buffer_head */
+bool path_idle(const struct path_summary *p);
 /* figure_why() first, then sample_why() */
 const char *path_figure_why(const struct run_info *info, unsigned int path,
 			    const struct path_summary *p, enum figure f,
