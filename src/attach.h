@@ -26,7 +26,9 @@ struct attach_plan {
 	bool absent[NR_PROBES];
 	char func[NR_PROBES][64];	/* BTF / source name */
 	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
-	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost */
+	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost,
+					 * for the whole group */
+	char pwhy[NR_PROBES][160];	/* ... for the probe's own function */
 	/* a group the kernel refused in every flavour tried: its figures
 	 * are missing from the run, the rest goes on */
 	bool failed[BHP_NR_GROUPS];

@@ -435,8 +435,11 @@ static void warn_mixed_modes(const struct gate *g)
 				const struct probe_state *a = &first->probes[id];
 				const struct probe_state *b = &in->probes[id];
 
+				/* none: unseen in that mode, or the probe
+				 * was named so after a change of bhprof */
 				if (a->absent || b->absent || a->failed ||
-				    b->failed || a->mode == b->mode)
+				    b->failed || a->mode == b->mode ||
+				    a->mode == MODE_NONE || b->mode == MODE_NONE)
 					continue;
 				fprintf(stderr, "bhprof gate: warning: %s was "
 					"recorded in %s mode in %s and in %s "
