@@ -353,12 +353,7 @@ static void charts(FILE *f, const struct loaded_run *run)
 		{ v_bh_per_mib, PATH_IOMAP, "iomap", "none" },
 	};
 
-	fputs("<h2>Latency and bio size</h2>\n<div class=\"pair\">\n", f);
-	hist_chart(f, run, "hist-write-lat", "Buffered write call latency",
-		   HIST_WRITE_LAT, true);
-	hist_chart(f, run, "hist-bio-size", "Bytes per bio", HIST_BIO_SIZE,
-		   false);
-	fputs("</div>\n<h2>Over time</h2>\n<div class=\"pair\">\n", f);
+	fputs("<h2>Over time</h2>\n<div class=\"pair\">\n", f);
 	ts_chart(f, run, "ts-throughput", "Throughput", "MiB/s", tput, 4);
 	ts_chart(f, run, "ts-latency", "Buffered write latency, p99",
 		 "p99 (ms)", lat, 2);
@@ -561,7 +556,8 @@ static const char css[] =
 	"th,td{border:1px solid #ddd;padding:3px 10px;text-align:left;vertical-align:top}"
 	"#summary td{text-align:right;font-variant-numeric:tabular-nums}"
 	"th.bh{color:#d95f02}th.iomap{color:#1b9e77}"
-	".pair{display:flex;flex-wrap:wrap;gap:16px}"
+	".pair{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}"
+	".stack{display:flex;flex-direction:column;gap:12px}"
 	"figure{margin:0}figcaption{font-weight:600;margin:4px 0}"
 	"svg.chart{border:1px solid #eee;background:#fff}"
 	"svg .grid{stroke:#eee}svg .axis{stroke:#888}"
@@ -579,9 +575,16 @@ void html_page(FILE *f, const struct loaded_run *run)
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n"
 		   "<h1>bhprof report: ", css);
 	markup_esc(f, run->path);
-	/* the verdict first: what was measured, then how */
-	fputs("</h1>\n<h2>Summary</h2>\n", f);
+	/* the verdict first: the summary beside the latency and bio size
+	 * it sums up, then the charts over time, then how it was measured */
+	fputs("</h1>\n<h2>Summary</h2>\n<div class=\"pair\">\n", f);
 	summary_table(f, run);
+	fputs("<div class=\"stack\">\n", f);
+	hist_chart(f, run, "hist-write-lat", "Buffered write call latency",
+		   HIST_WRITE_LAT, true);
+	hist_chart(f, run, "hist-bio-size", "Bytes per bio", HIST_BIO_SIZE,
+		   false);
+	fputs("</div></div>\n", f);
 	charts(f, run);
 	fputs("<h2>Run</h2>\n", f);
 	meta_table(f, run);
