@@ -86,17 +86,23 @@ static void gate_usage(FILE *f)
 "buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
 "(lower is worse). METRIC:\n");
 	for (size_t i = 0; i < nr_metrics; i++)
-		fprintf(f, "%s%s", i % 4 ? " " : "  ", metrics[i].name);
+		fprintf(f, "%s%s", i % 4 ? " " : i ? "\n  " : "  ",
+			metrics[i].name);
 	fprintf(f,
 "\n\nWithout rules, these apply (a rule on a figure the recordings could not\n"
 "measure, like writeback latency in tracepoint mode, is skipped there; a\n"
 "rule given by hand on such a figure is an error):\n");
 	for (size_t i = 0; i < sizeof(default_rules) / sizeof(*default_rules); i++)
-		fprintf(f, "%s%-32s", i % 2 ? "" : "  ", default_rules[i]);
+		fprintf(f, i % 2 ? "%s\n" : "  %-32s", default_rules[i]);
 	fprintf(f,
-"\n\nExit status: 0 no regression, 1 regression, 2 bad usage, an unreadable\n"
-"recording, a rule on a figure not measured, or too few recordings to\n"
-"judge at alpha.\n");
+"\nA rule on a path that saw nothing on a side (no event, or not the sample\n"
+"its figure needs: a write call for a latency, 1 MiB written for a per-MiB\n"
+"figure) is n/a (idle): neither pass nor regression, and left out of\n"
+"Holm's correction. Changes and their intervals are ratios: never below\n"
+"-100%%.\n"
+"\nExit status: 0 no regression, 1 regression, 2 bad usage, an unreadable\n"
+"recording, a rule on a figure not measured, too few recordings to judge\n"
+"at alpha, or no rule judged (every one n/a or skipped).\n");
 }
 
 static int bad(const char *fmt, const char *arg)
