@@ -840,6 +840,12 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 	}
 }
 
+/* read_folio and readahead: the tracepoint sees the pages they add */
+static bool is_read_fn(enum probe_id id)
+{
+	return id >= PROBE_READ_BH_FOLIO && id <= PROBE_READ_IOMAP_RA;
+}
+
 static const char *tp_fixed_detail(enum probe_id id,
 				   const struct attach_plan *p)
 {
@@ -854,20 +860,10 @@ static const char *tp_fixed_detail(enum probe_id id,
 				     "kmem:kmem_cache_alloc (cache name)";
 	case PROBE_BIO:
 		return "block:block_bio_queue (tp_btf)";
-	case PROBE_READ_BH_FOLIO:
-	case PROBE_READ_BH_RA:
-	case PROBE_READ_EXT4_FOLIO:
-	case PROBE_READ_EXT4_RA:
-	case PROBE_READ_IOMAP_FOLIO:
-	case PROBE_READ_IOMAP_RA:
-		return p->read_tp_pages ?
-			       "filemap:mm_filemap_add_to_page_cache in a read "
-			       "syscall (pages only)" :
-			       "not visible to tracepoints";
-	case PROBE_DIO_FALLBACK:
-		return "not visible to tracepoints";
 	default:
-		return "";
+		/* tp_blind() probes never get here */
+		return is_read_fn(id) ? "filemap:mm_filemap_add_to_page_cache "
+					"in a read syscall (pages only)" : "";
 	}
 }
 
@@ -904,19 +900,9 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
  * tracepoint mode they run in no mode at all. */
 static bool tp_blind(enum probe_id id, const struct attach_plan *p)
 {
-	switch (id) {
-	case PROBE_DIO_FALLBACK:
+	if (id == PROBE_DIO_FALLBACK)
 		return true;
-	case PROBE_READ_BH_FOLIO:
-	case PROBE_READ_BH_RA:
-	case PROBE_READ_EXT4_FOLIO:
-	case PROBE_READ_EXT4_RA:
-	case PROBE_READ_IOMAP_FOLIO:
-	case PROBE_READ_IOMAP_RA:
-		return !p->read_tp_pages;
-	default:
-		return false;
-	}
+	return is_read_fn(id) && !p->read_tp_pages;
 }
 
 /* "what it runs as; its own function's refusals; its group's" */
