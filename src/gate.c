@@ -376,9 +376,9 @@ static double relative(double v, double base)
  * The change relative to the baseline. Every figure gate judges is
  * never negative: on the ratio scale its interval stays above -100%.
  * Only a baseline with a zero in it has no ratio; then the absolute
- * interval over the median, cut at -100%.
+ * interval over the median, cut at -100%. True if it had the ratio.
  */
-static void relative_change(const struct gate *g, struct judged *j)
+static bool relative_change(const struct gate *g, struct judged *j)
 {
 	struct shift q;
 
@@ -387,11 +387,12 @@ static void relative_change(const struct gate *g, struct judged *j)
 		j->rel = q.est - 1;
 		j->rel_lo = q.have_ci ? q.lo - 1 : NAN;
 		j->rel_hi = q.have_ci ? q.hi - 1 : NAN;
-		return;
+		return true;
 	}
 	j->rel = relative(j->d.est, j->med_a);
 	j->rel_lo = fmax(relative(j->d.lo, j->med_a), -1);
 	j->rel_hi = relative(j->d.hi, j->med_a);
+	return false;
 }
 
 static int judge(const struct gate *g, struct judged *j)
@@ -416,9 +417,14 @@ static int judge(const struct gate *g, struct judged *j)
 			     &j->d);
 	if (err)
 		return err;
-	relative_change(g, j);
-	bound = r->limit * fabs(j->med_a);
-	j->beyond = r->worse > 0 ? j->d.est > bound : j->d.est < bound;
+	/* the change printed is the change judged: on the ratio scale,
+	 * where the test moved the baseline too, when there is a ratio */
+	if (relative_change(g, j)) {
+		j->beyond = r->worse > 0 ? j->rel > r->limit : j->rel < r->limit;
+	} else {
+		bound = r->limit * fabs(j->med_a);
+		j->beyond = r->worse > 0 ? j->d.est > bound : j->d.est < bound;
+	}
 	return isnan(j->p) ? -ENOMEM : 0;
 }
 
