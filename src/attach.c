@@ -235,8 +235,11 @@ static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
 		if (!err)
 			continue;
 		pwhy_add(p, id, "fentry", bid <= 0 ? "no BTF" : strerror(-err));
-		if (ok)
+		if (ok) {
 			snprintf(first, len, "%s", p->pwhy[id]);
+			snprintf(p->fell[g][0], sizeof(p->fell[g][0]), "%s",
+				 p->pwhy[id]);
+		}
 		ok = false;
 	}
 	return ok;
@@ -736,6 +739,7 @@ static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
 		struct progs pr = probe_progs(s, id);
 		struct bpf_program *entry = m == MODE_FENTRY ? pr.fe : pr.kp;
 		struct bpf_program *ret = m == MODE_FENTRY ? pr.fx : pr.kr;
+		size_t n;
 		int err;
 
 		if (probe_group_of(id) != g || p->absent[id])
@@ -745,11 +749,16 @@ static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
 			err = link_add(p, attach_one(ret, m, true, p->ksym[id]));
 		if (!err)
 			continue;
+		n = strnlen(p->pwhy[id], sizeof(p->pwhy[id]));
 		pwhy_add(p, id, mode_name(m), strerror(-err));
-		if (!first)
+		if (!first) {
 			snprintf(msg, len, "%s on %s: %s", mode_name(m),
 				 m == MODE_FENTRY ? p->func[id] : p->ksym[id],
 				 strerror(-err));
+			snprintf(p->fell[g][m == MODE_KPROBE],
+				 sizeof(p->fell[g][0]), "%s",
+				 p->pwhy[id] + n + (n ? 2 : 0));
+		}
 		first = first ?: err;
 	}
 	return first;
@@ -905,18 +914,32 @@ static bool tp_blind(enum probe_id id, const struct attach_plan *p)
 	return is_read_fn(id) && !p->read_tp_pages;
 }
 
+/* the refusal that cost the group flavour f (0 fentry, 1 kprobe), for a
+ * probe whose own function was not refused in it */
+static const char *fell_of(const struct attach_plan *p, enum probe_id id,
+			   int f)
+{
+	const char *fell = p->fell[probe_group_of(id)][f];
+	char own[16];
+
+	snprintf(own, sizeof(own), "%s on ", f ? "kprobe" : "fentry");
+	return fell[0] && !strstr(p->pwhy[id], own) ? fell : "";
+}
+
 /* "what it runs as; its own function's refusals; its group's" */
 static void detail_of(enum probe_id id, const struct attach_plan *p,
 		      const char *head, char *buf, size_t len)
 {
 	enum bhp_group g = probe_group_of(id);
-	const char *parts[] = { head, p->pwhy[id], p->why[g] };
+	const char *parts[] = { head, p->pwhy[id], fell_of(p, id, 0),
+				fell_of(p, id, 1), p->why[g] };
 	size_t n = 0;
 
 	buf[0] = 0;
 	for (size_t i = 0; i < ARRAY_LEN(parts) && n < len; i++)
 		if (parts[i][0])
-			n += snprintf(buf + n, len - n, "%s%s", n ? "; " : "",
+			n += snprintf(buf + n, len - n, "%s%s%s", n ? "; " : "",
+				      i == 2 || i == 3 ? "group: " : "",
 				      parts[i]);
 }
 

@@ -603,13 +603,13 @@ static int gate_job(void *arg)
 		goto out;
 	}
 	rc = gate_exit(&g);
-	/* the verdicts were written: keep the JUnit file all the same */
-	if (rc == 2)
-		rc = GATE_NONE_JUDGED;
-	if (rc == GATE_NONE_JUDGED)
+	if (rc == 2) {
 		fprintf(stderr, "bhprof gate: no rule could be judged: every "
 			"one is on a figure these recordings did not measure "
 			"or on a path that saw nothing (n/a)\n");
+		/* the verdicts were written: cmd_gate keeps the JUnit file */
+		rc = GATE_NONE_JUDGED;
+	}
 out:
 	for (size_t i = 0; i < g.nr; i++) {
 		free(g.j[i].a);

@@ -175,11 +175,10 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path)
 {
 	const struct pctx x = { info, p, path };
-	static struct json_whys w;
+	struct json_whys w = { 0 };
 	const struct jctx c = { j, &w, NULL };
 	struct jctx wb = { j, &w, "writeback" };
 
-	w.n = 0;
 	json_obj_open(j, key);
 	write_json(&c, &x);
 	json_obj_open(j, wb.obj);
@@ -272,11 +271,10 @@ static void dev_sizes_json(const struct jctx *c, const char *key,
 static void dev_json(struct json *j, const struct dev_summary *d,
 		     const char *reads)
 {
-	static struct json_whys w;
+	struct json_whys w = { 0 };
 	const struct jctx c = { j, &w, NULL };
 	char buf[32];
 
-	w.n = 0;
 	json_obj_open(j, NULL);
 	json_str(j, "name", d->name);
 	json_str(j, "dev", fmt_dev(buf, sizeof(buf), d->dev));
@@ -348,10 +346,9 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 			 const struct summary *s)
 {
 	const char *bh = figure_why(info, PATH_BH, FIG_BH_TOTAL);
-	static struct json_whys w;
+	struct json_whys w = { 0 };
 	const struct jctx c = { j, &w, NULL };
 
-	w.n = 0;
 	json_str(j, "bhprof_version", info->version);
 	kernel_json(j, info);
 	probes_json(j, info);
