@@ -121,17 +121,31 @@ static void bin_hist(const struct bhp_hist *h, double *bins, double *total)
 	}
 }
 
+/* one path's bar of a histogram: pct of its count at label */
+static void bar(FILE *f, unsigned int p, double x, double w, double y,
+		const char *label, double pct)
+{
+	fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+		   "<title>%s %s: %.2f%%</title></rect>\n",
+		path_name(p), x, y, w, H - MB - y, path_color[p], path_name(p),
+		label, pct);
+}
+
 static void hist_chart(FILE *f, const struct loaded_run *run, const char *id,
 		       const char *title, unsigned int kind, bool ns)
 {
 	double bins[NR_PATHS][NR_BINS] = { { 0 } }, total[NR_PATHS], top = 0;
-	static const char *const names[] = { "bh", "iomap" };
+	const char *names[NR_PATHS];
 	struct chart c = { .f = f };
 	int lo = NR_BINS, hi = -1;
 	char b[32];
 
-	for (unsigned int p = 0; p < NR_PATHS; p++)
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		bin_hist(&run->sum->path[p].hist[kind], bins[p], &total[p]);
+		/* an empty path is no bar at all: say so, not 0% */
+		names[p] = total[p] ? path_name(p) :
+		       p == PATH_BH ? "bh: none" : "iomap: none";
+	}
 	for (int i = 0; i < NR_BINS; i++) {
 		for (unsigned int p = 0; p < NR_PATHS; p++) {
 			double v = total[p] ? 100 * bins[p][i] / total[p] : 0;
@@ -160,13 +174,11 @@ static void hist_chart(FILE *f, const struct loaded_run *run, const char *id,
 		double x = ML + (i - lo) * slot + slot * 0.1;
 
 		for (unsigned int p = 0; p < NR_PATHS; p++)
-			fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-				   "<title>%s %s: %.2f%%</title></rect>\n",
-				names[p], x + p * bw, py(&c, bins[p][i]), bw,
-				H - MB - py(&c, bins[p][i]), path_color[p],
-				names[p], ns ? fmt_ns(b, sizeof(b), (double)(1ull << i))
-					     : fmt_bytes(b, sizeof(b), (double)(1ull << i)),
-				bins[p][i]);
+			if (total[p])
+				bar(f, p, x + p * bw, bw, py(&c, bins[p][i]),
+				    ns ? fmt_ns(b, sizeof(b), (double)(1ull << i)) :
+					 fmt_bytes(b, sizeof(b), (double)(1ull << i)),
+				    bins[p][i]);
 		if ((i - lo) % ((hi - lo) / 16 + 1) == 0)
 			fprintf(f, "<text class=\"tick\" transform=\"translate(%.1f %d) rotate(-40)\" "
 				   "text-anchor=\"end\">%s</text>\n",

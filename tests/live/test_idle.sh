@@ -126,6 +126,9 @@ check "html: iomap bh per MiB is '-' titled 'under 1 MiB'" \
 check "html: no '0 ns' latency or '0 B' size cell in the summary" \
 	[ "$(sed -n '/<table id="summary">/,/<\/table>/p' "$WORK/r.html" |
 	     grep -E 'latency|size' | grep -cE '<td>0 (ns|B)</td>')" = 0 ]
+check "html: the charts draw no iomap bar and name it 'iomap: none'" \
+	all '[ "$(grep -c "<rect class=\"bar iomap\"" "$WORK/r.html")" = 0 ]' \
+	    'grep -q ">iomap: none<" "$WORK/r.html"'
 check "html: the summary is the first table, the probes fold in <details>" \
 	[ "$(grep -o '<table id="[a-z-]*"\|<details' "$WORK/r.html" | tr '\n' ' ')" = '<table id="summary" <table id="metadata" <details <table id="probe-table" ' ]
 
