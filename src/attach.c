@@ -343,8 +343,7 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 	}
 	if (group_unseen_ok(g) && r == MODE_TRACEPOINT) {
 		p->group_mode[g] = MODE_NONE;
-		snprintf(p->why[g], sizeof(p->why[g]),
-			 "no tracepoint sees it");
+		snprintf(p->why[g], sizeof(p->why[g]), "no tracepoint sees it");
 		return 0;
 	}
 	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
@@ -916,8 +915,7 @@ static bool tp_blind(enum probe_id id, const struct attach_plan *p)
 
 /* the refusal that cost the group flavour f (0 fentry, 1 kprobe), for a
  * probe whose own function was not refused in it */
-static const char *fell_of(const struct attach_plan *p, enum probe_id id,
-			   int f)
+static const char *fell_of(const struct attach_plan *p, enum probe_id id, int f)
 {
 	const char *fell = p->fell[probe_group_of(id)][f];
 	char own[16];

@@ -64,8 +64,10 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 				wb = run_why(b, p, m);
 				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
 					m->label,
-					wa ? why_cell(wa) : metric_fmt(x, sizeof(x), m->unit, va),
-					wb ? why_cell(wb) : metric_fmt(y, sizeof(y), m->unit, vb),
+					wa ? why_cell(wa) :
+					     metric_fmt(x, sizeof(x), m->unit, va),
+					wb ? why_cell(wb) :
+					     metric_fmt(y, sizeof(y), m->unit, vb),
 					"-", "n/a");
 				continue;
 			}
