@@ -209,10 +209,12 @@ $stat as $s |
 $r + { checks: (
   [ chk("ran"; ($rc == 0 and $s.command.exit_status == 0 and ($ws | length) + ($rs | length) > 0);
         "rc=\($rc) exit_status=\($s.command.exit_status) writers=\($ws | length) readers=\($rs | length)") ]
-  # page_mkwrite has no tracepoint: tracepoint mode leaves it unattached
+  # page_mkwrite and direct_write_fallback have no tracepoint: in
+  # tracepoint mode they run in no mode ("none"), never "tracepoint"
   + [ ($s.attach // {}) | to_entries[] | select(.key != "bio") |
-      chk("attach \(.key)"; (.value == $mode or .value == "absent" or
-            ($mode == "tracepoint" and (.key | startswith("mkwrite_")) and .value == "none"));
+      ($mode == "tracepoint" and ((.key | startswith("mkwrite_")) or .key == "dio_fallback")) as $blind |
+      chk("attach \(.key)"; (.value == "absent" or
+            (if $blind then .value == "none" else .value == $mode end));
           "\(.key)=\(.value)") ]
   + [ chk("attach bio"; ($s.attach.bio == "tracepoint"); "bio=\($s.attach.bio)") ]
   + [ chk("no lost events"; ($s.lost == 0); "lost=\($s.lost)") ]
