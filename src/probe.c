@@ -133,9 +133,12 @@ static void probe_print_text(const struct run_info *info, bool verbose)
 	       verbose ? "WHY (then each step)" : "WHY (-v: each step)");
 	for (int i = 0; i < NR_PROBES; i++) {
 		const struct probe_state *ps = &info->probes[i];
+		const char *why = short_reason(ps, r, sizeof(r));
 
-		printf("%-16s %-25s %-10s %s\n", probe_name(i), ps->func,
-		       probe_state_text(ps), short_reason(ps, r, sizeof(r)));
+		/* no trailing blanks where nothing was refused */
+		printf("%-16s %-25s %-*s%s%s\n", probe_name(i), ps->func,
+		       *why ? 10 : 0, probe_state_text(ps), *why ? " " : "",
+		       why);
 		if (verbose)
 			print_chain(ps->detail);
 	}
