@@ -360,6 +360,9 @@ static void view_bh(const struct tui *t, const struct tui_layout *l, int y,
 	BH_ROW("written, total",
 	       (double)(c[p].c.write_bytes + c[p].c.dio_bytes), true);
 	BH_ROW("per MiB, total", c[p].bh_per_mib, false);
+	/* what small writes are judged by: per MiB needs a MiB */
+	BH_ROW("per write call", c[p].bh_per_call, false);
+	BH_ROW("per wb page", c[p].bh_per_page, false);
 #undef BH_ROW
 	if (y >= end)
 		return;
