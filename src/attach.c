@@ -212,29 +212,41 @@ static void resolve(struct attach_plan *p, const struct btf *btf,
 	}
 }
 
-static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
-			    enum bhp_group g)
+/* a refusal of probe id's own function, after those before it */
+static void pwhy_add(struct attach_plan *p, int id, const char *what,
+		     const char *why)
 {
+	size_t n = strnlen(p->pwhy[id], sizeof(p->pwhy[id]));
+
+	snprintf(p->pwhy[id] + n, sizeof(p->pwhy[id]) - n, "%s%s on %s: %s",
+		 n ? "; " : "", what, p->func[id], why);
+}
+
+/* Tries every function of the group, so that each probe can say why its
+ * own was refused. On failure, the first refusal is the group's reason. */
+static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
+			    enum bhp_group g, char *first, size_t len)
+{
+	bool ok = true;
+
 	for (int id = 0; id < NR_PROBES; id++) {
 		int bid, err;
 
 		if (probe_group_of(id) != g || p->absent[id])
 			continue;
 		bid = btf_func_id(btf, p->func[id]);
-		if (bid <= 0) {
-			snprintf(p->why[g], sizeof(p->why[g]),
-				 "fentry: %s has no BTF", p->func[id]);
-			return false;
+		err = bid <= 0 ? -ENOENT : fentry_try(bid);
+		if (!err)
+			continue;
+		pwhy_add(p, id, "fentry", bid <= 0 ? "no BTF" : strerror(-err));
+		if (ok) {
+			snprintf(first, len, "%s", p->pwhy[id]);
+			snprintf(p->fell[g][0], sizeof(p->fell[g][0]), "%s",
+				 p->pwhy[id]);
 		}
-		err = fentry_try(bid);
-		if (err) {
-			snprintf(p->why[g], sizeof(p->why[g]),
-				 "fentry on %s: %s", p->func[id],
-				 strerror(-err));
-			return false;
-		}
+		ok = false;
 	}
-	return true;
+	return ok;
 }
 
 static bool group_present(const struct attach_plan *p, enum bhp_group g)
@@ -326,6 +338,7 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 {
 	bool present = group_present(p, g), fentry_ok = false;
 	enum attach_mode r = p->request;
+	char first[160] = "";
 	int err;
 
 	if (g == BHP_GROUP_BIO) {
@@ -334,16 +347,15 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 	}
 	if (group_unseen_ok(g) && r == MODE_TRACEPOINT) {
 		p->group_mode[g] = MODE_NONE;
-		snprintf(p->why[g], sizeof(p->why[g]),
-			 "no tracepoint: not visible in tracepoint mode");
+		snprintf(p->why[g], sizeof(p->why[g]), "no tracepoint sees it");
 		return 0;
 	}
 	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
-		fentry_ok = group_fentry_ok(p, btf, g);
+		fentry_ok = group_fentry_ok(p, btf, g, first, sizeof(first));
 	p->group_mode[g] = select_mode(r, present, fentry_ok, p->tp_ok[g],
 				       &err);
 	if (err == -EOPNOTSUPP)
-		fprintf(stderr, "bhprof: --attach=fentry: %s\n", p->why[g]);
+		fprintf(stderr, "bhprof: --attach=fentry: %s\n", first);
 	else if (err)
 		fprintf(stderr, "bhprof: no tracepoints for the %s probes in "
 			"this kernel's BTF\n", group_name(g));
@@ -827,10 +839,15 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 	return bpf_program__attach_kprobe(prog, ret, sym);
 }
 
-/* every function of group g, entry and return, as fentry or kprobe */
+/* Every function of group g, entry and return, as fentry or kprobe.
+ * All are tried, so that each probe keeps its own refusal (after its
+ * fentry one: both explain a fallback); msg gets the first. */
 static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
-			    enum bhp_group g, enum attach_mode m)
+			    enum bhp_group g, enum attach_mode m, char *msg,
+			    size_t len)
 {
+	int first = 0;
+
 	for (int id = 0; id < NR_PROBES; id++) {
 		struct progs pr = probe_progs(p, s, id);
 		struct bpf_program *entry = m == MODE_FENTRY ? pr.fe : pr.kp;
@@ -845,15 +862,19 @@ static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
 			err = link_add(p, attach_one(ret, m, true, p->ksym[id]));
 		if (!err)
 			continue;
-		/* keep the fentry reason: both explain a fallback */
-		n = strnlen(p->why[g], sizeof(p->why[g]));
-		snprintf(p->why[g] + n, sizeof(p->why[g]) - n, "%s%s on %s: %s",
-			 n ? "; " : "", mode_name(m),
-			 m == MODE_FENTRY ? p->func[id] : p->ksym[id],
-			 strerror(-err));
-		return err;
+		n = strnlen(p->pwhy[id], sizeof(p->pwhy[id]));
+		pwhy_add(p, id, mode_name(m), strerror(-err));
+		if (!first) {
+			snprintf(msg, len, "%s on %s: %s", mode_name(m),
+				 m == MODE_FENTRY ? p->func[id] : p->ksym[id],
+				 strerror(-err));
+			snprintf(p->fell[g][m == MODE_KPROBE],
+				 sizeof(p->fell[g][0]), "%s",
+				 p->pwhy[id] + n + (n ? 2 : 0));
+		}
+		first = first ?: err;
 	}
-	return 0;
+	return first;
 }
 
 /* Drop the links made since mark: a group never runs half-attached. */
@@ -916,12 +937,9 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 
 	switch (p->group_mode[g]) {
 	case MODE_FENTRY:
-		err = attach_functions(p, s, g, MODE_FENTRY);
-		if (err)
-			snprintf(msg, len, "%s", p->why[g]);
-		return err;
+		return attach_functions(p, s, g, MODE_FENTRY, msg, len);
 	case MODE_KPROBE:
-		err = attach_functions(p, s, g, MODE_KPROBE);
+		err = attach_functions(p, s, g, MODE_KPROBE, msg, len);
 		if (!err)
 			return 0;
 		links_truncate(p, mark);
@@ -929,10 +947,8 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 			p->group_mode[g] = MODE_NONE;
 			return 0;
 		}
-		if (p->request != MODE_AUTO || !p->tp_ok[g]) {
-			snprintf(msg, len, "%s", p->why[g]);
+		if (p->request != MODE_AUTO || !p->tp_ok[g])
 			return err;
-		}
 		p->group_mode[g] = MODE_TRACEPOINT;
 		/* fall through */
 	case MODE_TRACEPOINT:
@@ -944,6 +960,12 @@ static int attach_group(struct attach_plan *p, struct bhprof_bpf *s,
 	default:
 		return 0;
 	}
+}
+
+/* read_folio and readahead: the tracepoint sees the pages they add */
+static bool is_read_fn(enum probe_id id)
+{
+	return id >= PROBE_READ_BH_FOLIO && id <= PROBE_READ_IOMAP_RA;
 }
 
 static const char *tp_fixed_detail(enum probe_id id,
@@ -960,20 +982,10 @@ static const char *tp_fixed_detail(enum probe_id id,
 				     "kmem:kmem_cache_alloc (cache name)";
 	case PROBE_BIO:
 		return "block:block_bio_queue (tp_btf)";
-	case PROBE_READ_BH_FOLIO:
-	case PROBE_READ_BH_RA:
-	case PROBE_READ_EXT4_FOLIO:
-	case PROBE_READ_EXT4_RA:
-	case PROBE_READ_IOMAP_FOLIO:
-	case PROBE_READ_IOMAP_RA:
-		return p->read_tp_pages ?
-			       "filemap:mm_filemap_add_to_page_cache in a read "
-			       "syscall (pages only)" :
-			       "not visible to tracepoints";
-	case PROBE_DIO_FALLBACK:
-		return "not visible to tracepoints";
 	default:
-		return "";
+		/* tp_blind() probes never get here */
+		return is_read_fn(id) ? "filemap:mm_filemap_add_to_page_cache "
+					"in a read syscall (pages only)" : "";
 	}
 }
 
@@ -1006,46 +1018,78 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
 	}
 }
 
-/* a tracepoint stand-in's detail, and why the group came to it */
-static void tp_state(enum probe_id id, const struct attach_plan *p,
-		     char *buf, size_t len)
+/* Probes that the tracepoint stand-ins of their group cannot see: in
+ * tracepoint mode they run in no mode at all. */
+static bool tp_blind(enum probe_id id, const struct attach_plan *p)
+{
+	if (id == PROBE_DIO_FALLBACK)
+		return true;
+	return is_read_fn(id) && !p->read_tp_pages;
+}
+
+/* the refusal that cost the group flavour f (0 fentry, 1 kprobe), for a
+ * probe whose own function was not refused in it */
+static const char *fell_of(const struct attach_plan *p, enum probe_id id, int f)
+{
+	const char *fell = p->fell[probe_group_of(id)][f];
+	char own[16];
+
+	snprintf(own, sizeof(own), "%s on ", f ? "kprobe" : "fentry");
+	return fell[0] && !strstr(p->pwhy[id], own) ? fell : "";
+}
+
+/* "what it runs as; its own function's refusals; its group's" */
+static void detail_of(enum probe_id id, const struct attach_plan *p,
+		      const char *head, char *buf, size_t len)
 {
 	enum bhp_group g = probe_group_of(id);
-	size_t n;
+	const char *parts[] = { head, p->pwhy[id], fell_of(p, id, 0),
+				fell_of(p, id, 1), p->why[g] };
+	size_t n = 0;
 
-	tp_detail(id, p, buf, len);
-	n = strnlen(buf, len);
-	if (p->why[g][0])
-		snprintf(buf + n, len - n, "; %s", p->why[g]);
+	buf[0] = 0;
+	for (size_t i = 0; i < ARRAY_LEN(parts) && n < len; i++)
+		if (parts[i][0])
+			n += snprintf(buf + n, len - n, "%s%s%s", n ? "; " : "",
+				      i == 2 || i == 3 ? "group: " : "",
+				      parts[i]);
+}
+
+static void fill_state(const struct attach_plan *p, enum probe_id id,
+		       struct probe_state *st)
+{
+	enum bhp_group g = probe_group_of(id);
+	char head[256] = "";
+
+	st->mode = p->absent[id] ? MODE_NONE : p->group_mode[g];
+	st->failed = !p->absent[id] && p->failed[g];
+	if (st->mode == MODE_TRACEPOINT && tp_blind(id, p)) {
+		st->mode = MODE_NONE;
+		snprintf(head, sizeof(head), "no tracepoint sees it");
+	}
+	if (st->failed) {
+		snprintf(st->detail, sizeof(st->detail), "%s", p->fail_why[g]);
+		return;
+	}
+	if (p->absent[id]) {
+		snprintf(st->detail, sizeof(st->detail), "not in this kernel");
+		return;
+	}
+	if (st->mode == MODE_TRACEPOINT)
+		tp_detail(id, p, head, sizeof(head));
+	else if (st->mode == MODE_KPROBE)
+		snprintf(head, sizeof(head), "%s", p->ksym[id]);
+	else if (st->mode == MODE_FENTRY)
+		snprintf(head, sizeof(head), "%s", p->func[id]);
+	detail_of(id, p, head, st->detail, sizeof(st->detail));
+	if (!st->detail[0])
+		snprintf(st->detail, sizeof(st->detail), "not attached");
 }
 
 static void fill_states(const struct attach_plan *p, struct run_info *info)
 {
-	for (int id = 0; id < NR_PROBES; id++) {
-		struct probe_state *st = &info->probes[id];
-		enum bhp_group g = probe_group_of(id);
-
-		st->mode = p->absent[id] ? MODE_NONE : p->group_mode[g];
-		st->failed = !p->absent[id] && p->failed[g];
-		if (st->failed)
-			snprintf(st->detail, sizeof(st->detail), "%s",
-				 p->fail_why[g]);
-		else if (p->absent[id])
-			snprintf(st->detail, sizeof(st->detail),
-				 "not in this kernel");
-		else if (st->mode == MODE_NONE)
-			snprintf(st->detail, sizeof(st->detail), "%s",
-				 p->why[g][0] ? p->why[g] : "not attached");
-		else if (st->mode == MODE_TRACEPOINT)
-			tp_state(id, p, st->detail, sizeof(st->detail));
-		else if (st->mode == MODE_KPROBE)
-			snprintf(st->detail, sizeof(st->detail), "%s%s%s",
-				 p->ksym[id], p->why[g][0] ? "; " : "",
-				 p->why[g]);
-		else
-			snprintf(st->detail, sizeof(st->detail), "%s",
-				 p->func[id]);
-	}
+	for (int id = 0; id < NR_PROBES; id++)
+		fill_state(p, id, &info->probes[id]);
 }
 
 /* Is any group that the kernel has still standing and attached? (One

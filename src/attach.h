@@ -26,7 +26,12 @@ struct attach_plan {
 	bool absent[NR_PROBES];
 	char func[NR_PROBES][64];	/* BTF / source name */
 	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
-	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost */
+	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost,
+					 * for the whole group */
+	char pwhy[NR_PROBES][160];	/* ... for the probe's own function */
+	/* the refusal that cost the group fentry, and kprobe: the reason of
+	 * a probe whose own function was not refused */
+	char fell[BHP_NR_GROUPS][2][96];
 	/* a group the kernel refused in every flavour tried: its figures
 	 * are missing from the run, the rest goes on */
 	bool failed[BHP_NR_GROUPS];

@@ -22,12 +22,20 @@ static double rel_pct(double a, double b)
 	return a != 0 ? (b - a) / fabs(a) * 100 : NAN;
 }
 
+/* why run has no value for m on path: a lost group, an attach mode
+ * that cannot see it, or nothing on the path to measure */
+static const char *run_why(const struct loaded_run *run, unsigned int path,
+			   const struct metric *m)
+{
+	return metric_why(m, recfile_info(run->rec), path,
+			  &run->sum->path[path]);
+}
+
 /* Both runs must know a figure for a change to mean anything. */
 static bool both_known(const struct loaded_run *a, const struct loaded_run *b,
 		       unsigned int path, const struct metric *m)
 {
-	return figure_known(recfile_info(a->rec), path, m->fig) &&
-	       figure_known(recfile_info(b->rec), path, m->fig);
+	return !run_why(a, path, m) && !run_why(b, path, m);
 }
 
 static void diff_text(FILE *f, const struct loaded_run *a,
@@ -53,12 +61,14 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 			if (!both_known(a, b, p, m)) {
 				/* each side's value, or why it has none:
 				 * failed, n/a, absent, unrecorded */
-				wa = figure_why(recfile_info(a->rec), p, m->fig);
-				wb = figure_why(recfile_info(b->rec), p, m->fig);
+				wa = run_why(a, p, m);
+				wb = run_why(b, p, m);
 				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
 					m->label,
-					wa ? wa : metric_fmt(x, sizeof(x), m->unit, va),
-					wb ? wb : metric_fmt(y, sizeof(y), m->unit, vb),
+					wa ? why_cell(wa) :
+					     metric_fmt(x, sizeof(x), m->unit, va),
+					wb ? why_cell(wb) :
+					     metric_fmt(y, sizeof(y), m->unit, vb),
 					"-", "n/a");
 				continue;
 			}
@@ -94,6 +104,22 @@ static void run_json(struct json *j, const char *key,
 	json_obj_close(j);
 }
 
+/* each side's value or null, and why, where either side lacks it */
+static void unknown_json(struct json *j, const struct loaded_run *a,
+			 const struct loaded_run *b, unsigned int p,
+			 const struct metric *m)
+{
+	struct json_whys w = { 0 };
+
+	json_double_why(j, &w, "a", m->get(&a->sum->path[p]),
+			why_text(run_why(a, p, m)));
+	json_double_why(j, &w, "b", m->get(&b->sum->path[p]),
+			why_text(run_why(b, p, m)));
+	json_null(j, "abs");
+	json_null(j, "rel_pct");
+	json_whys_close(j, &w);
+}
+
 static void diff_json(FILE *f, const struct loaded_run *a,
 		      const struct loaded_run *b)
 {
@@ -116,10 +142,7 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 				continue;
 			json_obj_open(&j, m->key);
 			if (!both_known(a, b, p, m)) {
-				json_null(&j, "a");
-				json_null(&j, "b");
-				json_null(&j, "abs");
-				json_null(&j, "rel_pct");
+				unknown_json(&j, a, b, p, m);
 			} else if (m->whole) {
 				json_u64(&j, "a", (uint64_t)va);
 				json_u64(&j, "b", (uint64_t)vb);

@@ -24,6 +24,8 @@
 #include "priv.h"
 
 #define MAX_RUNS 256
+/* gate_job: every rule n/a, the verdicts written; exit status 2 */
+#define GATE_NONE_JUDGED 3
 
 /* The rules when none are given; README and the man page list them. */
 static const char *const default_rules[] = {
@@ -91,17 +93,23 @@ static void gate_usage(FILE *f)
 "(lower is worse). METRIC (bh.*: figures of the whole run, any. only;\n"
 "all but bh.outside_per_mib need recordings made with --callers):\n");
 	for (size_t i = 0; i < nr_metrics; i++)
-		fprintf(f, "%s%s", i % 4 ? " " : "  ", metrics[i].name);
+		fprintf(f, "%s%s", i % 4 ? " " : i ? "\n  " : "  ",
+			metrics[i].name);
 	fprintf(f,
 "\n\nWithout rules, these apply (a rule on a figure the recordings could not\n"
 "measure, like writeback latency in tracepoint mode, is skipped there; a\n"
 "rule given by hand on such a figure is an error):\n");
 	for (size_t i = 0; i < sizeof(default_rules) / sizeof(*default_rules); i++)
-		fprintf(f, "%s%-32s", i % 2 ? "" : "  ", default_rules[i]);
+		fprintf(f, i % 2 ? "%s\n" : "  %-32s", default_rules[i]);
 	fprintf(f,
-"\n\nExit status: 0 no regression, 1 regression, 2 bad usage, an unreadable\n"
-"recording, a rule on a figure not measured, or too few recordings to\n"
-"judge at alpha.\n");
+"\nA rule on a path that saw nothing on a side (no event, or not the sample\n"
+"its figure needs: a write call for a latency, 1 MiB written for a per-MiB\n"
+"figure) is n/a (idle): neither pass nor regression, and left out of\n"
+"Holm's correction. Changes and their intervals are ratios: never below\n"
+"-100%%.\n"
+"\nExit status: 0 no regression, 1 regression, 2 bad usage, an unreadable\n"
+"recording, a rule on a figure not measured, too few recordings to judge\n"
+"at alpha, or no rule judged (every one n/a or skipped).\n");
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -315,16 +323,79 @@ static const char *unmeasured(const struct gate *g, const struct rule *r)
 	return NULL;
 }
 
-static double rule_value(const struct loaded_run *run, const struct rule *r)
+/* the path a rule judges in one recording: both as one for "any" */
+static const struct path_summary *rule_path(const struct loaded_run *run,
+					    const struct rule *r)
 {
 	static struct path_summary any;
 	const struct summary *s = run->sum;
 
 	if (r->path != RULE_ANY)
-		return r->m->get(&s->path[r->path]);
+		return &s->path[r->path];
 	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, &any);
 	callers_any(s, &any);
-	return r->m->get(&any);
+	return &any;
+}
+
+static double rule_value(const struct loaded_run *run, const struct rule *r)
+{
+	return r->m->get(rule_path(run, r));
+}
+
+/* why a recording has nothing for the rule to judge: its path saw no
+ * event, or not the one the figure needs; NULL if it has */
+static const char *idle_why(const struct loaded_run *run,
+			    const struct rule *r)
+{
+	const struct path_summary *p = rule_path(run, r);
+
+	if (path_idle(p))
+		return "no event on the path";
+	return sample_why(p, r->m->sample);
+}
+
+/* How many recordings of a side have nothing to judge, and why the
+ * first of them has not. */
+static size_t side_idle(const struct side *s, const struct rule *r,
+			const char **why)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const char *w = idle_why(&s->runs[i], r);
+
+		if (w && !n++)
+			*why = w;
+	}
+	return n;
+}
+
+/*
+ * A rule on a path that saw nothing on a side is neither pass nor
+ * regression: "0 ns -> 0 ns, +0.0%, pass" would claim a measurement
+ * that was never made. It is n/a (idle), and Holm's correction leaves
+ * it out.
+ */
+static void check_idle(struct gate *g)
+{
+	for (size_t i = 0; i < g->nr; i++) {
+		struct judged *j = &g->j[i];
+		const char *wa = NULL, *wb = NULL;
+		size_t na, nb;
+
+		if (j->skipped)
+			continue;
+		na = side_idle(&g->base, j->r, &wa);
+		nb = side_idle(&g->cand, j->r, &wb);
+		if (!na && !nb)
+			continue;
+		j->idle = true;
+		snprintf(j->idle_why, sizeof(j->idle_why),
+			 "%s: %s (baseline %zu of %zu recordings, candidate "
+			 "%zu of %zu)", rule_path_name(j->r->path),
+			 wa ? wa : wb, na, g->base.n, nb, g->cand.n);
+		j->skipped = j->idle_why;
+	}
 }
 
 static int side_values(const struct side *s, const struct rule *r,
@@ -343,6 +414,29 @@ static double relative(double v, double base)
 	if (base != 0)
 		return v / fabs(base);
 	return v == 0 ? 0 : copysign(INFINITY, v);
+}
+
+/*
+ * The change relative to the baseline. Every figure gate judges is
+ * never negative: on the ratio scale its interval stays above -100%.
+ * Only a baseline with a zero in it has no ratio; then the absolute
+ * interval over the median, cut at -100%. True if it had the ratio.
+ */
+static bool relative_change(const struct gate *g, struct judged *j)
+{
+	struct shift q;
+
+	if (!ratio_estimate(j->a, g->base.n, j->b, g->cand.n, 1 - g->alpha,
+			    &q)) {
+		j->rel = q.est - 1;
+		j->rel_lo = q.have_ci ? q.lo - 1 : NAN;
+		j->rel_hi = q.have_ci ? q.hi - 1 : NAN;
+		return true;
+	}
+	j->rel = relative(j->d.est, j->med_a);
+	j->rel_lo = fmax(relative(j->d.lo, j->med_a), -1);
+	j->rel_hi = relative(j->d.hi, j->med_a);
+	return false;
 }
 
 static int judge(const struct gate *g, struct judged *j)
@@ -367,11 +461,14 @@ static int judge(const struct gate *g, struct judged *j)
 			     &j->d);
 	if (err)
 		return err;
-	j->rel = relative(j->d.est, j->med_a);
-	j->rel_lo = relative(j->d.lo, j->med_a);
-	j->rel_hi = relative(j->d.hi, j->med_a);
-	bound = r->limit * fabs(j->med_a);
-	j->beyond = r->worse > 0 ? j->d.est > bound : j->d.est < bound;
+	/* the change printed is the change judged: on the ratio scale,
+	 * where the test moved the baseline too, when there is a ratio */
+	if (relative_change(g, j)) {
+		j->beyond = r->worse > 0 ? j->rel > r->limit : j->rel < r->limit;
+	} else {
+		bound = r->limit * fabs(j->med_a);
+		j->beyond = r->worse > 0 ? j->d.est > bound : j->d.est < bound;
+	}
 	return isnan(j->p) ? -ENOMEM : 0;
 }
 
@@ -394,8 +491,11 @@ static void warn_mixed_modes(const struct gate *g)
 				const struct probe_state *a = &first->probes[id];
 				const struct probe_state *b = &in->probes[id];
 
+				/* none: unseen in that mode, or the probe
+				 * was named so after a change of bhprof */
 				if (a->absent || b->absent || a->failed ||
-				    b->failed || a->mode == b->mode)
+				    b->failed || a->mode == b->mode ||
+				    a->mode == MODE_NONE || b->mode == MODE_NONE)
 					continue;
 				fprintf(stderr, "bhprof gate: warning: %s was "
 					"recorded in %s mode in %s and in %s "
@@ -490,13 +590,12 @@ static int judge_all(struct gate *g, struct gate_opts *o)
 	if (check_measured(g))
 		return -1;
 	warn_mixed_modes(g);
+	check_idle(g);
 	for (size_t i = 0; i < g->nr; i++)
 		g->nr_judged += !g->j[i].skipped;
-	if (!g->nr_judged) {
-		fprintf(stderr, "bhprof gate: no rule can be judged on these "
-			"recordings\n");
-		return -1;
-	}
+	/* the verdicts still print: they say why nothing was judged */
+	if (!g->nr_judged)
+		return 0;
 	if (check_samples(g))
 		return -1;
 	for (size_t i = 0; i < g->nr; i++) {
@@ -547,7 +646,14 @@ static int gate_job(void *arg)
 		fprintf(stderr, "bhprof gate: writing the verdicts failed\n");
 		goto out;
 	}
-	rc = g.nr_regressions ? 1 : 0;
+	rc = gate_exit(&g);
+	if (rc == 2) {
+		fprintf(stderr, "bhprof gate: no rule could be judged: every "
+			"one is on a figure these recordings did not measure "
+			"or on a path that saw nothing (n/a)\n");
+		/* the verdicts were written: cmd_gate keeps the JUnit file */
+		rc = GATE_NONE_JUDGED;
+	}
 out:
 	for (size_t i = 0; i < g.nr; i++) {
 		free(g.j[i].a);
@@ -596,6 +702,8 @@ int cmd_gate(int argc, char **argv)
 			rc = 2;
 		of = NULL;
 	}
+	if (rc == GATE_NONE_JUDGED)
+		rc = 2;
 close:
 	outfile_abort(of);
 	close_side(o->base_fd, o->nr_base);

@@ -18,6 +18,8 @@ struct side {
 struct judged {
 	const struct rule *r;
 	const char *skipped;		/* why a default rule was not judged */
+	bool idle;			/* n/a (idle): skipped says why */
+	char idle_why[160];
 	double *a, *b;			/* one value per recording */
 	double med_a, med_b;
 	struct shift d;			/* candidate - baseline, absolute */
@@ -35,6 +37,8 @@ struct gate {
 	size_t nr, nr_judged, nr_regressions;
 };
 
+/* 0 no regression, 1 regression, 2 no rule judged */
+int gate_exit(const struct gate *g);
 void gate_text(FILE *f, const struct gate *g);
 void gate_json(FILE *f, const struct gate *g);
 void gate_ktap(FILE *f, const struct gate *g);

@@ -35,8 +35,17 @@ const char *gate_change(char *buf, size_t len, const struct judged *j,
 	return pct(buf, len, rel);
 }
 
+int gate_exit(const struct gate *g)
+{
+	if (!g->nr_judged)
+		return 2;
+	return g->nr_regressions ? 1 : 0;
+}
+
 static const char *verdict(const struct judged *j)
 {
+	if (j->idle)
+		return "n/a (idle)";
 	if (j->skipped)
 		return "skipped";
 	if (j->regression)
@@ -99,6 +108,10 @@ void gate_text(FILE *f, const struct gate *g)
 	for (size_t i = 0; i < g->nr; i++) {
 		const struct judged *j = &g->j[i];
 
+		if (j->idle)
+			fprintf(f, "%-34s %11s %11s %10s %-26s %8s %8s  %s\n",
+				j->r->text, "-", "-", "-", "-", "-", "-",
+				verdict(j));
 		if (j->skipped)
 			continue;
 		fprintf(f, "%-34s %11s %11s %10s %-26s %8.3g %8.3g  %s\n",
@@ -110,9 +123,11 @@ void gate_text(FILE *f, const struct gate *g)
 	}
 	for (size_t i = 0; i < g->nr; i++)
 		if (g->j[i].skipped)
-			fprintf(f, "skipped: %s: %s\n", g->j[i].r->text,
-				g->j[i].skipped);
-	if (g->nr_regressions)
+			fprintf(f, "%s: %s: %s\n", verdict(&g->j[i]),
+				g->j[i].r->text, g->j[i].skipped);
+	if (!g->nr_judged)
+		fprintf(f, "\nresult: no rule judged (exit 2)\n");
+	else if (g->nr_regressions)
 		fprintf(f, "\nresult: REGRESSION in %zu of %zu rules (exit 1)\n",
 			g->nr_regressions, g->nr_judged);
 	else
@@ -151,7 +166,7 @@ static void judged_json(struct json *js, const struct gate *g,
 	json_str(js, "op", j->r->worse > 0 ? "<=" : ">=");
 	json_double(js, "limit_pct", j->r->limit * 100);
 	if (j->skipped) {
-		json_str(js, "verdict", "skipped");
+		json_str(js, "verdict", verdict(j));
 		json_str(js, "why", j->skipped);
 		json_obj_close(js);
 		return;
@@ -217,8 +232,9 @@ void gate_json(FILE *f, const struct gate *g)
 	json_arr_close(&js);
 	json_u64(&js, "judged", g->nr_judged);
 	json_u64(&js, "regressions", g->nr_regressions);
-	json_str(&js, "verdict", g->nr_regressions ? "regression" : "pass");
-	json_i64(&js, "exit_status", g->nr_regressions ? 1 : 0);
+	json_str(&js, "verdict", !g->nr_judged ? "none judged" :
+				 g->nr_regressions ? "regression" : "pass");
+	json_i64(&js, "exit_status", gate_exit(g));
 	json_obj_close(&js);
 	json_end(&js);
 }
@@ -235,8 +251,9 @@ void gate_ktap(FILE *f, const struct gate *g)
 
 		if (j->skipped) {
 			fprintf(f, "# %s: %s\n", j->r->text, j->skipped);
-			fprintf(f, "ok %zu %s # SKIP not measured\n", i + 1,
-				j->r->text);
+			fprintf(f, "ok %zu %s # SKIP %s\n", i + 1,
+				j->r->text, j->idle ? "n/a (idle)" :
+						      "not measured");
 			continue;
 		}
 		fprintf(f, "# %s: baseline %s, candidate %s, change %s %s, "
@@ -249,6 +266,7 @@ void gate_ktap(FILE *f, const struct gate *g)
 			j->r->text);
 	}
 	fprintf(f, "# bhprof gate: %s, %zu of %zu rules regressed, alpha %g\n",
+		!g->nr_judged ? "no rule judged" :
 		g->nr_regressions ? "regression" : "pass", g->nr_regressions,
 		g->nr_judged, g->alpha);
 }
@@ -265,6 +283,8 @@ static void junit_case(FILE *f, const struct judged *j)
 	fputs("\" time=\"0\"", f);
 	if (j->skipped) {
 		fputs(">\n      <skipped message=\"", f);
+		if (j->idle)
+			fputs("n/a (idle): ", f);
 		markup_esc(f, j->skipped);
 		fputs("\"/>\n    </testcase>\n", f);
 		return;

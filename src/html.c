@@ -6,6 +6,7 @@
  * anyone.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "callers_svg.h"
@@ -121,17 +122,31 @@ static void bin_hist(const struct bhp_hist *h, double *bins, double *total)
 	}
 }
 
+/* one path's bar of a histogram: pct of its count at label */
+static void bar(FILE *f, unsigned int p, double x, double w, double y,
+		const char *label, double pct)
+{
+	fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+		   "<title>%s %s: %.2f%%</title></rect>\n",
+		path_name(p), x, y, w, H - MB - y, path_color[p], path_name(p),
+		label, pct);
+}
+
 static void hist_chart(FILE *f, const struct loaded_run *run, const char *id,
 		       const char *title, unsigned int kind, bool ns)
 {
 	double bins[NR_PATHS][NR_BINS] = { { 0 } }, total[NR_PATHS], top = 0;
-	static const char *const names[] = { "bh", "iomap" };
+	const char *names[NR_PATHS];
 	struct chart c = { .f = f };
 	int lo = NR_BINS, hi = -1;
 	char b[32];
 
-	for (unsigned int p = 0; p < NR_PATHS; p++)
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		bin_hist(&run->sum->path[p].hist[kind], bins[p], &total[p]);
+		/* an empty path is no bar at all: say so, not 0% */
+		names[p] = total[p] ? path_name(p) :
+		       p == PATH_BH ? "bh: none" : "iomap: none";
+	}
 	for (int i = 0; i < NR_BINS; i++) {
 		for (unsigned int p = 0; p < NR_PATHS; p++) {
 			double v = total[p] ? 100 * bins[p][i] / total[p] : 0;
@@ -160,13 +175,11 @@ static void hist_chart(FILE *f, const struct loaded_run *run, const char *id,
 		double x = ML + (i - lo) * slot + slot * 0.1;
 
 		for (unsigned int p = 0; p < NR_PATHS; p++)
-			fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-				   "<title>%s %s: %.2f%%</title></rect>\n",
-				names[p], x + p * bw, py(&c, bins[p][i]), bw,
-				H - MB - py(&c, bins[p][i]), path_color[p],
-				names[p], ns ? fmt_ns(b, sizeof(b), (double)(1ull << i))
-					     : fmt_bytes(b, sizeof(b), (double)(1ull << i)),
-				bins[p][i]);
+			if (total[p])
+				bar(f, p, x + p * bw, bw, py(&c, bins[p][i]),
+				    ns ? fmt_ns(b, sizeof(b), (double)(1ull << i)) :
+					 fmt_bytes(b, sizeof(b), (double)(1ull << i)),
+				    bins[p][i]);
 		if ((i - lo) % ((hi - lo) / 16 + 1) == 0)
 			fprintf(f, "<text class=\"tick\" transform=\"translate(%.1f %d) rotate(-40)\" "
 				   "text-anchor=\"end\">%s</text>\n",
@@ -304,20 +317,33 @@ static void bh_chart(FILE *f, const struct loaded_run *run)
 	double slot = (W - ML - MR) / 2.0;
 
 	for (unsigned int p = 0; p < NR_PATHS; p++)
-		if (run->sum->path[p].bh_per_mib > c.ymax)
+		if (isfinite(run->sum->path[p].bh_per_mib) &&
+		    run->sum->path[p].bh_per_mib > c.ymax)
 			c.ymax = run->sum->path[p].bh_per_mib;
 	svg_open(f, "bh-per-mib", "bars",
 		 "buffer_head allocations per MiB written, whole run");
 	y_axis(&c, "bh allocations / MiB");
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
-		double v = fin(run->sum->path[p].bh_per_mib);
+		const struct path_summary *ps = &run->sum->path[p];
+		const char *why = path_figure_why(recfile_info(run->rec), p, ps,
+						  FIG_BH, SAMPLE_MIB);
+		double v = why ? 0 : fin(ps->bh_per_mib);
 		double x = ML + p * slot + slot * 0.3;
+		char val[32];
 
-		fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
-			   "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.2f</text>"
-			   "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			path_name(p), x, py(&c, v), slot * 0.4, H - MB - py(&c, v),
-			path_color[p], x + slot * 0.2, py(&c, v) - 6, v,
+		if (!why)
+			fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>",
+				path_name(p), x, py(&c, v), slot * 0.4,
+				H - MB - py(&c, v), path_color[p]);
+		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s",
+			x + slot * 0.2, py(&c, v) - 6,
+			cell(val, sizeof(val), C_RATIO, v, why));
+		if (why) {
+			fputs("<title>", f);
+			markup_esc(f, why_text(why));
+			fputs("</title>", f);
+		}
+		fprintf(f, "</text><text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			x + slot * 0.2, H - MB + 18, path_name(p));
 	}
 	fputs("</svg></figure>\n", f);
@@ -340,12 +366,7 @@ static void charts(FILE *f, const struct loaded_run *run)
 		{ v_bh_per_mib, PATH_IOMAP, "iomap", "none" },
 	};
 
-	fputs("<h2>Latency and bio size</h2>\n<div class=\"pair\">\n", f);
-	hist_chart(f, run, "hist-write-lat", "Buffered write call latency",
-		   HIST_WRITE_LAT, true);
-	hist_chart(f, run, "hist-bio-size", "Bytes per bio", HIST_BIO_SIZE,
-		   false);
-	fputs("</div>\n<h2>Over time</h2>\n<div class=\"pair\">\n", f);
+	fputs("<h2>Over time</h2>\n<div class=\"pair\">\n", f);
 	ts_chart(f, run, "ts-throughput", "Throughput", "MiB/s", tput, 4);
 	ts_chart(f, run, "ts-latency", "Buffered write latency, p99",
 		 "p99 (ms)", lat, 2);
@@ -415,96 +436,132 @@ static void meta_table(FILE *f, const struct loaded_run *run)
 		snprintf(b, sizeof(b), "%d", e->exit_status);
 		kv(f, "command exit status", b);
 	}
-	for (unsigned int i = 0; i < NR_PROBES; i++) {
-		const struct probe_state *ps = &in->probes[i];
-
-		snprintf(b, sizeof(b), "%s%s%s", probe_state_text(ps), ps->func[0] ? ": " : "", ps->func);
-		fprintf(f, "<tr class=\"probe\"><th>probe %s</th><td>",
-			probe_name(i));
-		markup_esc(f, b);
-		fputs("</td></tr>\n", f);
-	}
 	for (unsigned int i = 0; i < nw; i++)
 		kv(f, "warning", recfile_warning(run->rec, i));
 	fputs("</table>\n", f);
 }
 
-static void row3(FILE *f, const char *k, const char *a, const char *b)
+static void td(FILE *f, const char *v)
 {
-	fprintf(f, "<tr><th>%s</th><td>%s</td><td>%s</td></tr>\n", k, a, b);
+	fputs("<td>", f);
+	markup_esc(f, v);
+	fputs("</td>", f);
 }
 
-/* a count of each path, or why the run cannot know it (n/a, failed) */
-static void row_count(FILE *f, const char *k, uint64_t a, uint64_t b,
-		      const char *why)
+/* what each probe ran as: folded, it is for whoever asks why a figure
+ * reads n/a */
+static void probe_table(FILE *f, const struct run_info *in)
 {
-	char x[32], y[32];
+	fputs("<details id=\"probes\"><summary>Probes: what each figure was "
+	      "measured with</summary>\n<table id=\"probe-table\">\n"
+	      "<tr><th>probe</th><th>function</th><th>mode</th>"
+	      "<th>detail</th></tr>\n", f);
+	for (unsigned int i = 0; i < NR_PROBES; i++) {
+		const struct probe_state *ps = &in->probes[i];
 
-	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
-	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
-	row3(f, k, why ? why : x, why ? why : y);
+		fprintf(f, "<tr class=\"probe\"><th>%s</th>", probe_name(i));
+		td(f, ps->func);
+		td(f, probe_state_text(ps));
+		td(f, ps->detail);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table></details>\n", f);
 }
 
-static void read_rows(FILE *f, const struct run_info *in,
-		      const struct path_summary *a,
-		      const struct path_summary *b)
-{
-	const char *bios = figure_why(in, PATH_BH, FIG_READ_BIOS);
-	char x[32], y[32];
+/* one figure of both paths; an unknown one reads "-" (or n/a, failed)
+ * and its title says why */
+struct hrow {
+	FILE *f;
+	const struct run_info *in;
+	const struct path_summary *p[NR_PATHS];
+};
 
-	row_count(f, "read calls", a->c.read_calls, b->c.read_calls,
-		  figure_why(in, PATH_BH, FIG_READ));
-	row_count(f, "read pages", a->c.read_pages, b->c.read_pages,
-		  figure_why(in, PATH_BH, FIG_READ_PAGES));
-	row_count(f, "read bios", a->c.read_bio_count, b->c.read_bio_count,
-		  bios);
-	fmt_bytes(x, sizeof(x), a->read_bio_size.p50);
-	fmt_bytes(y, sizeof(y), b->read_bio_size.p50);
-	row3(f, "read bio size p50", bios ? bios : x, bios ? bios : y);
-	row_count(f, "read bh allocations", a->c.read_bh_alloc,
-		  b->c.read_bh_alloc, figure_why(in, PATH_BH, FIG_READ_BH));
-	row_count(f, "page_mkwrite faults", a->c.mkwrite_calls,
-		  b->c.mkwrite_calls, figure_why(in, PATH_BH, FIG_MKWRITE));
-	row_count(f, "O_DIRECT fallbacks", a->c.dwf_calls, b->c.dwf_calls,
-		  figure_why(in, PATH_BH, FIG_DWF));
+static void hcell(const struct hrow *h, unsigned int path, enum cell_kind k,
+		  double v, enum figure fig, enum sample smp)
+{
+	const char *why = path_figure_why(h->in, path, h->p[path], fig, smp);
+	char b[32];
+
+	if (!why) {
+		fprintf(h->f, "<td>%s</td>", cell(b, sizeof(b), k, v, NULL));
+		return;
+	}
+	fputs("<td class=\"unknown\" title=\"", h->f);
+	markup_esc(h->f, why_text(why));
+	fprintf(h->f, "\">%s</td>", why_cell(why));
+}
+
+static void hrow(const struct hrow *h, const char *label, enum cell_kind k,
+		 size_t off, bool u64, enum figure fig, enum sample smp)
+{
+	fprintf(h->f, "<tr><th>%s</th>", label);
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		const char *at = (const char *)h->p[p] + off;
+		double v = u64 ? (double)*(const uint64_t *)at :
+				 *(const double *)at;
+
+		hcell(h, p, k, v, fig, smp);
+	}
+	fputs("</tr>\n", h->f);
+}
+
+#define OFF(m) offsetof(struct path_summary, m)
+#define HU(h, label, k, m, fig, smp) hrow(h, label, k, OFF(m), true, fig, smp)
+#define HD(h, label, k, m, fig, smp) hrow(h, label, k, OFF(m), false, fig, smp)
+
+static void read_rows(const struct hrow *h)
+{
+	HU(h, "read calls", C_COUNT, c.read_calls, FIG_READ, SAMPLE_COUNT);
+	HU(h, "read pages", C_COUNT, c.read_pages, FIG_READ_PAGES,
+	   SAMPLE_COUNT);
+	HU(h, "read bios", C_COUNT, c.read_bio_count, FIG_READ_BIOS,
+	   SAMPLE_COUNT);
+	HU(h, "read bio size p50", C_BYTES, read_bio_size.p50, FIG_READ_BIOS,
+	   SAMPLE_READ_BIO);
+	HU(h, "read bh allocations", C_COUNT, c.read_bh_alloc, FIG_READ_BH,
+	   SAMPLE_COUNT);
+	HU(h, "page_mkwrite faults", C_COUNT, c.mkwrite_calls, FIG_MKWRITE,
+	   SAMPLE_COUNT);
+	HU(h, "O_DIRECT fallbacks", C_COUNT, c.dwf_calls, FIG_DWF,
+	   SAMPLE_COUNT);
 }
 
 static void summary_table(FILE *f, const struct loaded_run *run)
 {
-	const struct path_summary *a = &run->sum->path[PATH_BH];
-	const struct path_summary *b = &run->sum->path[PATH_IOMAP];
-	char x[32], y[32];
+	const struct hrow h = { f, recfile_info(run->rec),
+				{ &run->sum->path[PATH_BH],
+				  &run->sum->path[PATH_IOMAP] } };
 
 	fputs("<table id=\"summary\">\n<tr><th></th><th class=\"bh\">bh</th>"
 	      "<th class=\"iomap\">iomap</th></tr>\n", f);
-#define U(k, v) do { snprintf(x, sizeof(x), "%llu", (unsigned long long)a->v); \
-		     snprintf(y, sizeof(y), "%llu", (unsigned long long)b->v); \
-		     row3(f, k, x, y); } while (0)
-#define D(k, v) do { snprintf(x, sizeof(x), "%.2f", fin(a->v)); \
-		     snprintf(y, sizeof(y), "%.2f", fin(b->v)); \
-		     row3(f, k, x, y); } while (0)
-#define NS(k, v) row3(f, k, fmt_ns(x, sizeof(x), a->v), fmt_ns(y, sizeof(y), b->v))
-#define BY(k, v) row3(f, k, fmt_bytes(x, sizeof(x), a->v), \
-		      fmt_bytes(y, sizeof(y), b->v))
-	U("write calls", c.write_calls);
-	BY("write bytes", c.write_bytes);
-	D("write MiB/s", write_mbps);
-	NS("write latency p50", write_lat.p50);
-	NS("write latency p99", write_lat.p99);
-	NS("write latency max", write_lat.max);
-	U("writeback pages", c.wb_pages);
-	U("bios", c.bio_count);
-	D("bio MiB/s", bio_mbps);
-	BY("bio size p50", bio_size.p50);
-	BY("bio size p99", bio_size.p99);
-	BY("mean bio size", mean_bio);
-	U("bh allocations", c.bh_alloc);
-	D("bh allocations per MiB", bh_per_mib);
-	read_rows(f, recfile_info(run->rec), a, b);
-#undef U
-#undef D
-#undef NS
-#undef BY
+	HU(&h, "write calls", C_COUNT, c.write_calls, FIG_WRITE, SAMPLE_COUNT);
+	HU(&h, "write bytes", C_BYTES, c.write_bytes, FIG_WRITE, SAMPLE_COUNT);
+	HD(&h, "write MiB/s", C_RATIO, write_mbps, FIG_WRITE, SAMPLE_COUNT);
+	HU(&h, "write latency p50", C_NS, write_lat.p50, FIG_WRITE,
+	   SAMPLE_WRITE);
+	HU(&h, "write latency p99", C_NS, write_lat.p99, FIG_WRITE,
+	   SAMPLE_WRITE);
+	HU(&h, "write latency max", C_NS, write_lat.max, FIG_WRITE,
+	   SAMPLE_WRITE);
+	HU(&h, "writeback pages", C_COUNT, c.wb_pages, FIG_WB_PAGES,
+	   SAMPLE_COUNT);
+	HU(&h, "bios", C_COUNT, c.bio_count, FIG_PATH_BIOS, SAMPLE_COUNT);
+	HD(&h, "bio MiB/s", C_RATIO, bio_mbps, FIG_PATH_BIOS, SAMPLE_COUNT);
+	HU(&h, "bio size p50", C_BYTES, bio_size.p50, FIG_PATH_BIOS,
+	   SAMPLE_BIO);
+	HU(&h, "bio size p99", C_BYTES, bio_size.p99, FIG_PATH_BIOS,
+	   SAMPLE_BIO);
+	HD(&h, "mean bio size", C_BYTES, mean_bio, FIG_PATH_BIOS, SAMPLE_BIO);
+	HU(&h, "bh allocations", C_COUNT, c.bh_alloc, FIG_BH, SAMPLE_COUNT);
+	HD(&h, "bh allocations per MiB", C_RATIO, bh_per_mib, FIG_BH,
+	   SAMPLE_MIB);
+	HD(&h, "bios per MiB", C_RATIO, bios_per_mib, FIG_PATH_BIOS,
+	   SAMPLE_MIB);
+	HD(&h, "bh allocations per write call", C_RATIO, bh_per_call, FIG_BH,
+	   SAMPLE_CALL);
+	HD(&h, "bh allocations per writeback page", C_RATIO, bh_per_page,
+	   FIG_BH, SAMPLE_PAGE);
+	read_rows(&h);
 	fputs("</table>\n", f);
 }
 
@@ -515,12 +572,15 @@ static const char css[] =
 	"th,td{border:1px solid #ddd;padding:3px 10px;text-align:left;vertical-align:top}"
 	"#summary td{text-align:right;font-variant-numeric:tabular-nums}"
 	"th.bh{color:#d95f02}th.iomap{color:#1b9e77}"
-	".pair{display:flex;flex-wrap:wrap;gap:16px}"
+	".pair{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}"
+	".stack{display:flex;flex-direction:column;gap:12px}"
 	"figure{margin:0}figcaption{font-weight:600;margin:4px 0}"
 	"svg.chart{border:1px solid #eee;background:#fff}"
 	"svg .grid{stroke:#eee}svg .axis{stroke:#888}"
 	"svg text{font:11px sans-serif;fill:#444}svg .label{font-size:12px}"
-	"svg .legend{font-size:12px}svg .empty{font-size:16px;fill:#999}";
+	"svg .legend{font-size:12px}svg .empty{font-size:16px;fill:#999}"
+	"td.unknown{color:#888;cursor:help}"
+	"details{margin:12px 0}summary{cursor:pointer;font-weight:600}";
 
 void html_page(FILE *f, const struct loaded_run *run)
 {
@@ -531,11 +591,20 @@ void html_page(FILE *f, const struct loaded_run *run)
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n"
 		   "<h1>bhprof report: ", css);
 	markup_esc(f, run->path);
-	fputs("</h1>\n<h2>Run</h2>\n", f);
-	meta_table(f, run);
-	fputs("<h2>Summary</h2>\n", f);
+	/* the verdict first: the summary beside the latency and bio size
+	 * it sums up, then the charts over time, then how it was measured */
+	fputs("</h1>\n<h2>Summary</h2>\n<div class=\"pair\">\n", f);
 	summary_table(f, run);
+	fputs("<div class=\"stack\">\n", f);
+	hist_chart(f, run, "hist-write-lat", "Buffered write call latency",
+		   HIST_WRITE_LAT, true);
+	hist_chart(f, run, "hist-bio-size", "Bytes per bio", HIST_BIO_SIZE,
+		   false);
+	fputs("</div></div>\n", f);
 	charts(f, run);
 	callers_html(f, recfile_info(run->rec), run->sum);
+	fputs("<h2>Run</h2>\n", f);
+	meta_table(f, run);
+	probe_table(f, recfile_info(run->rec));
 	fputs("</body></html>\n", f);
 }

@@ -149,6 +149,44 @@ void json_double_known(struct json *j, const char *key, double v, bool known)
 		json_null(j, key);
 }
 
+bool json_null_why(struct json *j, struct json_whys *w, const char *key,
+		   const char *why)
+{
+	if (!why)
+		return false;
+	json_null(j, key);
+	if (w->n < JSON_MAX_WHYS) {
+		snprintf(w->key[w->n], sizeof(w->key[0]), "%s%s%s",
+			 w->obj ? w->obj : "", w->obj ? "." : "", key);
+		w->why[w->n++] = why;
+	}
+	return true;
+}
+
+void json_u64_why(struct json *j, struct json_whys *w, const char *key,
+		  uint64_t v, const char *why)
+{
+	if (!json_null_why(j, w, key, why))
+		json_u64(j, key, v);
+}
+
+void json_double_why(struct json *j, struct json_whys *w, const char *key,
+		     double v, const char *why)
+{
+	if (!json_null_why(j, w, key, why))
+		json_double(j, key, v);
+}
+
+void json_whys_close(struct json *j, const struct json_whys *w)
+{
+	if (!w->n)
+		return;
+	json_obj_open(j, "why");
+	for (unsigned int i = 0; i < w->n; i++)
+		json_str(j, w->key[i], w->why[i]);
+	json_obj_close(j);
+}
+
 void json_end(struct json *j)
 {
 	fputc('\n', j->f);

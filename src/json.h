@@ -33,6 +33,30 @@ void json_null(struct json *j, const char *key);
 void json_u64_known(struct json *j, const char *key, uint64_t v, bool known);
 void json_double_known(struct json *j, const char *key, double v, bool known);
 /* ends the document with a newline */
+/*
+ * An unknown figure is null, and its object's "why" says why, one string
+ * per null member ("write.lat_ns": "no write call on this path"). The
+ * reasons gather as the members are written; json_whys_close() writes
+ * them as the object's last member. obj prefixes the keys of a member
+ * object's figures ("write"), NULL for the object's own.
+ */
+#define JSON_MAX_WHYS 48
+struct json_whys {
+	const char *obj;
+	unsigned int n;
+	char key[JSON_MAX_WHYS][48];
+	const char *why[JSON_MAX_WHYS];
+};
+
+/* null and its reason if why, else nothing: true if it wrote null */
+bool json_null_why(struct json *j, struct json_whys *w, const char *key,
+		   const char *why);
+void json_u64_why(struct json *j, struct json_whys *w, const char *key,
+		  uint64_t v, const char *why);
+void json_double_why(struct json *j, struct json_whys *w, const char *key,
+		     double v, const char *why);
+void json_whys_close(struct json *j, const struct json_whys *w);
+
 void json_end(struct json *j);
 
 #endif /* BHPROF_JSON_H */

@@ -33,9 +33,9 @@ GET(m_bio_p99, p->bio_size.p99)
 GET(m_bh_alloc, p->c.bh_alloc)
 GET(m_bh_per_mib, p->bh_per_mib)
 /* bios per MiB written, by the same rule as buffer_heads per MiB */
-GET(m_bios_per_mib, bh_per_mib(p->c.bio_count,
-			       p->c.write_bytes + p->c.dio_bytes,
-			       p->c.bio_bytes))
+GET(m_bios_per_mib, p->bios_per_mib)
+GET(m_bh_per_call, p->bh_per_call)
+GET(m_bh_per_page, p->bh_per_page)
 
 GET(m_read_calls, p->c.read_calls)
 GET(m_read_pages, p->c.read_pages)
@@ -85,49 +85,51 @@ static double m_bh_journal(const struct path_summary *p)
 }
 
 const struct metric metrics[] = {
-	{ "write.calls", "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE },
-	{ "write.bytes", "write_bytes", "write bytes", U_BYTES, m_write_bytes, true, FIG_WRITE },
-	{ "write.mb_per_s", "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false, FIG_WRITE },
-	{ "write.lat.p50", "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true, FIG_WRITE },
-	{ "write.lat.p99", "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true, FIG_WRITE },
-	{ "write.lat.max", "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true, FIG_WRITE },
-	{ "writeback.pages", "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true, FIG_WB_PAGES },
-	{ "bio.count", "bio_count", "bios", U_COUNT, m_bios, true, FIG_PATH_BIOS },
-	{ "bio.mb_per_s", "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false, FIG_PATH_BIOS },
-	{ "bio.size.mean", "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false, FIG_PATH_BIOS },
-	{ "bio.size.p50", "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true, FIG_PATH_BIOS },
-	{ "bio.size.p99", "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true, FIG_PATH_BIOS },
-	{ "bh_alloc", "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true, FIG_BH },
-	{ "bh_alloc_per_mib", "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false, FIG_BH },
-	{ "write.lat.p90", NULL, "write lat p90", U_NS, m_lat_p90, true, FIG_WRITE },
-	{ "write.lat.mean", NULL, "write lat mean", U_NS, m_lat_mean, false, FIG_WRITE },
-	{ "direct.lat.p50", NULL, "direct lat p50", U_NS, m_dio_p50, true, FIG_WRITE },
-	{ "direct.lat.p99", NULL, "direct lat p99", U_NS, m_dio_p99, true, FIG_WRITE },
-	{ "writeback.lat.p50", NULL, "writeback lat p50", U_NS, m_wb_p50, true, FIG_WB_CALLS },
-	{ "writeback.lat.p99", NULL, "writeback lat p99", U_NS, m_wb_p99, true, FIG_WB_CALLS },
-	{ "bio.size.p90", NULL, "bio size p90", U_BYTES, m_bio_p90, true, FIG_PATH_BIOS },
-	{ "bios_per_mib", NULL, "bios per MiB", U_RATIO, m_bios_per_mib, false, FIG_PATH_BIOS },
-	{ "read.calls", "read_calls", "read calls", U_COUNT, m_read_calls, true, FIG_READ },
-	{ "read.pages", "read_pages", "read pages", U_COUNT, m_read_pages, true, FIG_READ_PAGES },
-	{ "read.lat.p50", "read_lat_p50_ns", "read lat p50", U_NS, m_read_p50, true, FIG_READ },
-	{ "read.lat.p99", "read_lat_p99_ns", "read lat p99", U_NS, m_read_p99, true, FIG_READ },
-	{ "read.bio.count", "read_bio_count", "read bios", U_COUNT, m_read_bios, true, FIG_READ_BIOS },
-	{ "read.bio.bytes", "read_bio_bytes", "read bio bytes", U_BYTES, m_read_bio_bytes, true, FIG_READ_BIOS },
-	{ "read.bio.size.p50", "read_bio_size_p50", "read bio size p50", U_BYTES, m_read_bio_p50, true, FIG_READ_BIOS },
-	{ "read.bio.size.p99", "read_bio_size_p99", "read bio size p99", U_BYTES, m_read_bio_p99, true, FIG_READ_BIOS },
-	{ "read.bios_per_mib", "read_bios_per_mib", "read bios per MiB", U_RATIO, m_read_bios_per_mib, false, FIG_READ_BIOS },
-	{ "read.bh_alloc", "read_bh_alloc", "read bh allocations", U_COUNT, m_read_bh, true, FIG_READ_BH },
-	{ "mkwrite.calls", "mkwrite_calls", "mkwrite faults", U_COUNT, m_mkwrite_calls, true, FIG_MKWRITE },
-	{ "mkwrite.lat.p50", "mkwrite_lat_p50_ns", "mkwrite lat p50", U_NS, m_mkwrite_p50, true, FIG_MKWRITE },
-	{ "mkwrite.lat.p99", "mkwrite_lat_p99_ns", "mkwrite lat p99", U_NS, m_mkwrite_p99, true, FIG_MKWRITE },
-	{ "dio_fallback.calls", "dio_fallback_calls", "direct fallbacks", U_COUNT, m_dwf_calls, true, FIG_DWF },
-	{ "dio_fallback.bytes", "dio_fallback_bytes", "fallback bytes", U_BYTES, m_dwf_bytes, true, FIG_DWF },
+	{ "write.calls", "write_calls", "write calls", U_COUNT, m_write_calls, true, FIG_WRITE, SAMPLE_COUNT },
+	{ "write.bytes", "write_bytes", "write bytes", U_BYTES, m_write_bytes, true, FIG_WRITE, SAMPLE_COUNT },
+	{ "write.mb_per_s", "write_mb_per_s", "write MiB/s", U_RATE, m_write_mbps, false, FIG_WRITE, SAMPLE_COUNT },
+	{ "write.lat.p50", "write_lat_p50_ns", "write lat p50", U_NS, m_lat_p50, true, FIG_WRITE, SAMPLE_WRITE },
+	{ "write.lat.p99", "write_lat_p99_ns", "write lat p99", U_NS, m_lat_p99, true, FIG_WRITE, SAMPLE_WRITE },
+	{ "write.lat.max", "write_lat_max_ns", "write lat max", U_NS, m_lat_max, true, FIG_WRITE, SAMPLE_WRITE },
+	{ "writeback.pages", "wb_pages", "writeback pages", U_COUNT, m_wb_pages, true, FIG_WB_PAGES, SAMPLE_COUNT },
+	{ "bio.count", "bio_count", "bios", U_COUNT, m_bios, true, FIG_PATH_BIOS, SAMPLE_COUNT },
+	{ "bio.mb_per_s", "bio_mb_per_s", "bio MiB/s", U_RATE, m_bio_mbps, false, FIG_PATH_BIOS, SAMPLE_COUNT },
+	{ "bio.size.mean", "bio_size_mean", "bio size mean", U_BYTES, m_bio_mean, false, FIG_PATH_BIOS, SAMPLE_BIO },
+	{ "bio.size.p50", "bio_size_p50", "bio size p50", U_BYTES, m_bio_p50, true, FIG_PATH_BIOS, SAMPLE_BIO },
+	{ "bio.size.p99", "bio_size_p99", "bio size p99", U_BYTES, m_bio_p99, true, FIG_PATH_BIOS, SAMPLE_BIO },
+	{ "bh_alloc", "bh_alloc", "bh allocations", U_COUNT, m_bh_alloc, true, FIG_BH, SAMPLE_COUNT },
+	{ "bh_alloc_per_mib", "bh_per_mib", "bh per MiB", U_RATIO, m_bh_per_mib, false, FIG_BH, SAMPLE_MIB },
+	{ "write.lat.p90", NULL, "write lat p90", U_NS, m_lat_p90, true, FIG_WRITE, SAMPLE_WRITE },
+	{ "write.lat.mean", NULL, "write lat mean", U_NS, m_lat_mean, false, FIG_WRITE, SAMPLE_WRITE },
+	{ "direct.lat.p50", NULL, "direct lat p50", U_NS, m_dio_p50, true, FIG_WRITE, SAMPLE_DIO },
+	{ "direct.lat.p99", NULL, "direct lat p99", U_NS, m_dio_p99, true, FIG_WRITE, SAMPLE_DIO },
+	{ "writeback.lat.p50", NULL, "writeback lat p50", U_NS, m_wb_p50, true, FIG_WB_CALLS, SAMPLE_WB },
+	{ "writeback.lat.p99", NULL, "writeback lat p99", U_NS, m_wb_p99, true, FIG_WB_CALLS, SAMPLE_WB },
+	{ "bio.size.p90", NULL, "bio size p90", U_BYTES, m_bio_p90, true, FIG_PATH_BIOS, SAMPLE_BIO },
+	{ "bios_per_mib", NULL, "bios per MiB", U_RATIO, m_bios_per_mib, false, FIG_PATH_BIOS, SAMPLE_MIB },
+	{ "bh_alloc_per_call", NULL, "bh per write call", U_RATIO, m_bh_per_call, false, FIG_BH, SAMPLE_CALL },
+	{ "bh_alloc_per_page", NULL, "bh per wb page", U_RATIO, m_bh_per_page, false, FIG_BH, SAMPLE_PAGE },
+	{ "read.calls", "read_calls", "read calls", U_COUNT, m_read_calls, true, FIG_READ, SAMPLE_COUNT },
+	{ "read.pages", "read_pages", "read pages", U_COUNT, m_read_pages, true, FIG_READ_PAGES, SAMPLE_COUNT },
+	{ "read.lat.p50", "read_lat_p50_ns", "read lat p50", U_NS, m_read_p50, true, FIG_READ, SAMPLE_READ },
+	{ "read.lat.p99", "read_lat_p99_ns", "read lat p99", U_NS, m_read_p99, true, FIG_READ, SAMPLE_READ },
+	{ "read.bio.count", "read_bio_count", "read bios", U_COUNT, m_read_bios, true, FIG_READ_BIOS, SAMPLE_COUNT },
+	{ "read.bio.bytes", "read_bio_bytes", "read bio bytes", U_BYTES, m_read_bio_bytes, true, FIG_READ_BIOS, SAMPLE_COUNT },
+	{ "read.bio.size.p50", "read_bio_size_p50", "read bio size p50", U_BYTES, m_read_bio_p50, true, FIG_READ_BIOS, SAMPLE_READ_BIO },
+	{ "read.bio.size.p99", "read_bio_size_p99", "read bio size p99", U_BYTES, m_read_bio_p99, true, FIG_READ_BIOS, SAMPLE_READ_BIO },
+	{ "read.bios_per_mib", "read_bios_per_mib", "read bios per MiB", U_RATIO, m_read_bios_per_mib, false, FIG_READ_BIOS, SAMPLE_READ_MIB },
+	{ "read.bh_alloc", "read_bh_alloc", "read bh allocations", U_COUNT, m_read_bh, true, FIG_READ_BH, SAMPLE_COUNT },
+	{ "mkwrite.calls", "mkwrite_calls", "mkwrite faults", U_COUNT, m_mkwrite_calls, true, FIG_MKWRITE, SAMPLE_COUNT },
+	{ "mkwrite.lat.p50", "mkwrite_lat_p50_ns", "mkwrite lat p50", U_NS, m_mkwrite_p50, true, FIG_MKWRITE, SAMPLE_MKWRITE },
+	{ "mkwrite.lat.p99", "mkwrite_lat_p99_ns", "mkwrite lat p99", U_NS, m_mkwrite_p99, true, FIG_MKWRITE, SAMPLE_MKWRITE },
+	{ "dio_fallback.calls", "dio_fallback_calls", "direct fallbacks", U_COUNT, m_dwf_calls, true, FIG_DWF, SAMPLE_COUNT },
+	{ "dio_fallback.bytes", "dio_fallback_bytes", "fallback bytes", U_BYTES, m_dwf_bytes, true, FIG_DWF, SAMPLE_COUNT },
 	/* any. only; the last three and the peak need --callers */
-	{ "bh.outside_per_mib", NULL, "bh outside per MiB", U_RATIO, m_bh_outside_per_mib, false, FIG_BH_TOTAL },
-	{ "bh.alive_peak", NULL, "bh alive peak", U_COUNT, m_bh_alive_peak, true, FIG_CALLERS },
-	{ "bh.alloc.data", NULL, "bh data", U_COUNT, m_bh_data, true, FIG_OWNERS },
-	{ "bh.alloc.metadata", NULL, "bh metadata", U_COUNT, m_bh_metadata, true, FIG_OWNERS },
-	{ "bh.alloc.journal", NULL, "bh journal", U_COUNT, m_bh_journal, true, FIG_OWNERS },
+	{ "bh.outside_per_mib", NULL, "bh outside per MiB", U_RATIO, m_bh_outside_per_mib, false, FIG_BH_TOTAL, SAMPLE_MIB },
+	{ "bh.alive_peak", NULL, "bh alive peak", U_COUNT, m_bh_alive_peak, true, FIG_CALLERS, SAMPLE_COUNT },
+	{ "bh.alloc.data", NULL, "bh data", U_COUNT, m_bh_data, true, FIG_OWNERS, SAMPLE_COUNT },
+	{ "bh.alloc.metadata", NULL, "bh metadata", U_COUNT, m_bh_metadata, true, FIG_OWNERS, SAMPLE_COUNT },
+	{ "bh.alloc.journal", NULL, "bh journal", U_COUNT, m_bh_journal, true, FIG_OWNERS, SAMPLE_COUNT },
 };
 
 const size_t nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
@@ -143,6 +145,12 @@ const struct metric *metric_find(const char *name)
 		if (!strcmp(metrics[i].name, name))
 			return &metrics[i];
 	return NULL;
+}
+
+const char *metric_why(const struct metric *m, const struct run_info *info,
+		       unsigned int path, const struct path_summary *p)
+{
+	return path_figure_why(info, path, p, m->fig, m->sample);
 }
 
 const char *metric_fmt(char *buf, size_t len, enum metric_unit u, double v)

@@ -20,6 +20,7 @@ struct metric {
 	double (*get)(const struct path_summary *p);
 	bool whole;		/* an integer: JSON gets every digit */
 	enum figure fig;	/* unknown when the group it rests on failed */
+	enum sample sample;	/* ... or when it has no sample behind it */
 };
 
 extern const struct metric metrics[];
@@ -28,6 +29,9 @@ extern const size_t nr_metrics;
 const struct metric *metric_find(const char *name);
 /* a figure of the whole run ("bh.*"): gate's any. alone has it */
 bool metric_any_only(const struct metric *m);
+/* why the metric of path p has no value in the run, NULL if it has one */
+const char *metric_why(const struct metric *m, const struct run_info *info,
+		       unsigned int path, const struct path_summary *p);
 /* v in the metric's unit, signed: "-1.50 MiB", "250 us", "12" */
 const char *metric_fmt(char *buf, size_t len, enum metric_unit u, double v);
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "output.h"
 
@@ -44,8 +46,41 @@ const char *fmt_dev(char *buf, size_t len, uint32_t dev)
 	return buf;
 }
 
-static void dist_json(struct json *j, const char *key, const struct dist *d)
+/* where a member goes: its object's name (NULL at the top) and the
+ * reasons of the object that will hold the "why" of its null figures */
+struct jctx {
+	struct json *j;
+	struct json_whys *w;
+	const char *obj;
+};
+
+static bool null_why(const struct jctx *c, const char *key, const char *why)
 {
+	c->w->obj = c->obj;
+	return json_null_why(c->j, c->w, key, why_text(why));
+}
+
+static void u64_why(const struct jctx *c, const char *key, uint64_t v,
+		    const char *why)
+{
+	if (!null_why(c, key, why))
+		json_u64(c->j, key, v);
+}
+
+static void double_why(const struct jctx *c, const char *key, double v,
+		       const char *why)
+{
+	if (!null_why(c, key, why))
+		json_double(c->j, key, v);
+}
+
+static void dist_why(const struct jctx *c, const char *key,
+		     const struct dist *d, const char *why)
+{
+	struct json *j = c->j;
+
+	if (null_why(c, key, why))
+		return;
 	json_obj_open(j, key);
 	json_u64(j, "count", d->count);
 	json_u64(j, "p50", d->p50);
@@ -56,94 +91,118 @@ static void dist_json(struct json *j, const char *key, const struct dist *d)
 	json_obj_close(j);
 }
 
+/* one path's figures and why each unknown one is */
+struct pctx {
+	const struct run_info *info;
+	const struct path_summary *p;
+	unsigned int path;
+};
 
-static void dist_known(struct json *j, const char *key, const struct dist *d,
-		       bool known)
+static const char *pwhy(const struct pctx *x, enum figure f, enum sample s)
 {
-	if (known)
-		dist_json(j, key, d);
-	else
-		json_null(j, key);
+	return path_figure_why(x->info, x->path, x->p, f, s);
 }
 
-static void write_json(struct json *j, const struct path_summary *p, bool k)
+static void write_json(const struct jctx *pc, const struct pctx *x)
 {
-	json_obj_open(j, "write");
-	json_u64_known(j, "calls", p->c.write_calls, k);
-	json_u64_known(j, "bytes", p->c.write_bytes, k);
-	json_u64_known(j, "errors", p->c.write_errors, k);
-	json_double_known(j, "mb_per_s", p->write_mbps, k);
-	dist_known(j, "lat_ns", &p->write_lat, k);
-	json_obj_close(j);
-	json_obj_open(j, "direct");
-	json_u64_known(j, "calls", p->c.dio_calls, k);
-	json_u64_known(j, "bytes", p->c.dio_bytes, k);
-	dist_known(j, "lat_ns", &p->dio_lat, k);
-	json_obj_close(j);
+	const struct path_summary *p = x->p;
+	const char *k = pwhy(x, FIG_WRITE, SAMPLE_COUNT);
+	struct jctx c = { pc->j, pc->w, "write" };
+
+	json_obj_open(c.j, c.obj);
+	u64_why(&c, "calls", p->c.write_calls, k);
+	u64_why(&c, "bytes", p->c.write_bytes, k);
+	u64_why(&c, "errors", p->c.write_errors, k);
+	double_why(&c, "mb_per_s", p->write_mbps, k);
+	dist_why(&c, "lat_ns", &p->write_lat, pwhy(x, FIG_WRITE, SAMPLE_WRITE));
+	json_obj_close(c.j);
+	c.obj = "direct";
+	json_obj_open(c.j, c.obj);
+	u64_why(&c, "calls", p->c.dio_calls, k);
+	u64_why(&c, "bytes", p->c.dio_bytes, k);
+	dist_why(&c, "lat_ns", &p->dio_lat, pwhy(x, FIG_WRITE, SAMPLE_DIO));
+	json_obj_close(c.j);
 }
 
 /* bios of one direction: count, bytes, rate and sizes */
-static void bio_json(struct json *j, const char *key, uint64_t count,
+static void bio_json(const struct jctx *pc, const char *key, uint64_t count,
 		     uint64_t bytes, double mbps, const struct dist *size,
-		     bool known)
+		     const char *why, const char *size_why)
 {
-	json_obj_open(j, key);
-	json_u64_known(j, "count", count, known);
-	json_u64_known(j, "bytes", bytes, known);
-	json_double_known(j, "mb_per_s", mbps, known);
-	dist_known(j, "size_bytes", size, known);
-	json_obj_close(j);
+	struct jctx c = { pc->j, pc->w, key };
+
+	json_obj_open(c.j, key);
+	u64_why(&c, "count", count, why);
+	u64_why(&c, "bytes", bytes, why);
+	double_why(&c, "mb_per_s", mbps, why);
+	dist_why(&c, "size_bytes", size, size_why);
+	json_obj_close(c.j);
 }
 
 /* reads, page_mkwrite faults and direct-write fallbacks */
-static void read_json(struct json *j, const struct path_summary *p,
-		      const struct run_info *info, unsigned int path)
+static void read_json(const struct jctx *pc, const struct pctx *x)
 {
-	bool calls = figure_known(info, path, FIG_READ);
-	bool bios = figure_known(info, path, FIG_READ_BIOS);
-	bool mk = figure_known(info, path, FIG_MKWRITE);
-	bool dwf = figure_known(info, path, FIG_DWF);
+	const struct path_summary *p = x->p;
+	const char *mk = pwhy(x, FIG_MKWRITE, SAMPLE_COUNT);
+	const char *dwf = pwhy(x, FIG_DWF, SAMPLE_COUNT);
+	struct jctx c = { pc->j, pc->w, "read" };
 
-	json_obj_open(j, "read");
-	json_u64_known(j, "calls", p->c.read_calls, calls);
-	json_u64_known(j, "pages", p->c.read_pages,
-		  figure_known(info, path, FIG_READ_PAGES));
-	dist_known(j, "lat_ns", &p->read_lat, calls);
-	json_obj_close(j);
-	bio_json(j, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
-		 p->read_bio_mbps, &p->read_bio_size, bios);
-	json_u64_known(j, "read_bh_alloc", p->c.read_bh_alloc,
-		  figure_known(info, path, FIG_READ_BH));
-	json_obj_open(j, "mkwrite");
-	json_u64_known(j, "calls", p->c.mkwrite_calls, mk);
-	dist_known(j, "lat_ns", &p->mkwrite_lat, mk);
-	json_obj_close(j);
-	json_obj_open(j, "dio_fallback");
-	json_u64_known(j, "calls", p->c.dwf_calls, dwf);
-	json_u64_known(j, "bytes", p->c.dwf_bytes, dwf);
-	json_obj_close(j);
+	json_obj_open(c.j, c.obj);
+	u64_why(&c, "calls", p->c.read_calls, pwhy(x, FIG_READ, SAMPLE_COUNT));
+	u64_why(&c, "pages", p->c.read_pages,
+		pwhy(x, FIG_READ_PAGES, SAMPLE_COUNT));
+	dist_why(&c, "lat_ns", &p->read_lat, pwhy(x, FIG_READ, SAMPLE_READ));
+	json_obj_close(c.j);
+	bio_json(pc, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
+		 p->read_bio_mbps, &p->read_bio_size,
+		 pwhy(x, FIG_READ_BIOS, SAMPLE_COUNT),
+		 pwhy(x, FIG_READ_BIOS, SAMPLE_READ_BIO));
+	u64_why(pc, "read_bh_alloc", p->c.read_bh_alloc,
+		pwhy(x, FIG_READ_BH, SAMPLE_COUNT));
+	c.obj = "mkwrite";
+	json_obj_open(c.j, c.obj);
+	u64_why(&c, "calls", p->c.mkwrite_calls, mk);
+	dist_why(&c, "lat_ns", &p->mkwrite_lat,
+		 pwhy(x, FIG_MKWRITE, SAMPLE_MKWRITE));
+	json_obj_close(c.j);
+	c.obj = "dio_fallback";
+	json_obj_open(c.j, c.obj);
+	u64_why(&c, "calls", p->c.dwf_calls, dwf);
+	u64_why(&c, "bytes", p->c.dwf_bytes, dwf);
+	json_obj_close(c.j);
 }
 
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path)
 {
-	bool wb_seen = figure_known(info, path, FIG_WB_CALLS);
-	bool bios = figure_known(info, path, FIG_PATH_BIOS);
-	bool bh = figure_known(info, path, FIG_BH);
+	const struct pctx x = { info, p, path };
+	struct json_whys w = { 0 };
+	const struct jctx c = { j, &w, NULL };
+	struct jctx wb = { j, &w, "writeback" };
 
 	json_obj_open(j, key);
-	write_json(j, p, figure_known(info, path, FIG_WRITE));
-	json_obj_open(j, "writeback");
-	json_u64_known(j, "calls", p->c.wb_calls, wb_seen);
-	json_u64_known(j, "pages", p->c.wb_pages,
-		  figure_known(info, path, FIG_WB_PAGES));
-	dist_known(j, "lat_ns", &p->wb_lat, wb_seen);
+	write_json(&c, &x);
+	json_obj_open(j, wb.obj);
+	u64_why(&wb, "calls", p->c.wb_calls, pwhy(&x, FIG_WB_CALLS,
+						  SAMPLE_COUNT));
+	u64_why(&wb, "pages", p->c.wb_pages, pwhy(&x, FIG_WB_PAGES,
+						  SAMPLE_COUNT));
+	dist_why(&wb, "lat_ns", &p->wb_lat, pwhy(&x, FIG_WB_CALLS, SAMPLE_WB));
 	json_obj_close(j);
-	bio_json(j, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
-		 &p->bio_size, bios);
-	json_u64_known(j, "bh_alloc", p->c.bh_alloc, bh);
-	json_double_known(j, "bh_per_mib", p->bh_per_mib, bh);
-	read_json(j, p, info, path);
+	bio_json(&c, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
+		 &p->bio_size, pwhy(&x, FIG_PATH_BIOS, SAMPLE_COUNT),
+		 pwhy(&x, FIG_PATH_BIOS, SAMPLE_BIO));
+	u64_why(&c, "bh_alloc", p->c.bh_alloc, pwhy(&x, FIG_BH, SAMPLE_COUNT));
+	double_why(&c, "bh_per_mib", p->bh_per_mib,
+		   pwhy(&x, FIG_BH, SAMPLE_MIB));
+	double_why(&c, "bios_per_mib", p->bios_per_mib,
+		   pwhy(&x, FIG_PATH_BIOS, SAMPLE_MIB));
+	double_why(&c, "bh_per_write_call", p->bh_per_call,
+		   pwhy(&x, FIG_BH, SAMPLE_CALL));
+	double_why(&c, "bh_per_wb_page", p->bh_per_page,
+		   pwhy(&x, FIG_BH, SAMPLE_PAGE));
+	read_json(&c, &x);
+	json_whys_close(j, &w);
 	json_obj_close(j);
 }
 
@@ -179,89 +238,119 @@ static void probes_json(struct json *j, const struct run_info *info)
 	json_arr_close(j);
 }
 
-static void dev_paths_json(struct json *j, const struct dev_summary *d,
-			   bool reads)
+static void dev_paths_json(const struct jctx *dc, const struct dev_summary *d,
+			   const char *reads)
 {
+	struct json *j = dc->j;
+	char obj[32];
+
 	json_obj_open(j, "paths");
 	for (unsigned int p = 0; p <= NR_PATHS; p++) {
+		struct jctx c = { j, dc->w, obj };
+
+		snprintf(obj, sizeof(obj), "paths.%s", path_name(p));
 		json_obj_open(j, path_name(p));
 		json_u64(j, "bio_count", d->path_bios[p]);
 		json_u64(j, "bio_bytes", d->path_bytes[p]);
-		json_u64_known(j, "read_bio_count", d->path_read_bios[p], reads);
-		json_u64_known(j, "read_bio_bytes", d->path_read_bytes[p], reads);
+		u64_why(&c, "read_bio_count", d->path_read_bios[p], reads);
+		u64_why(&c, "read_bio_bytes", d->path_read_bytes[p], reads);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
 }
 
-static void dev_reads_json(struct json *j, const struct dev_summary *d,
-			   bool reads)
+/* log2 size percentiles, null without a bio */
+static void dev_sizes_json(const struct jctx *c, const char *key,
+			   uint64_t p50, uint64_t p99, const char *why)
 {
-	json_u64_known(j, "read_bio_count", d->read_bios, reads);
-	json_u64_known(j, "read_bio_bytes", d->read_bytes, reads);
-	json_double_known(j, "read_mb_per_s", d->read_mbps, reads);
-	if (!reads) {
-		json_null(j, "read_size_bytes");
+	if (null_why(c, key, why))
 		return;
-	}
-	json_obj_open(j, "read_size_bytes");
-	json_u64(j, "p50", d->read_size_p50);
-	json_u64(j, "p99", d->read_size_p99);
-	json_obj_close(j);
+	json_obj_open(c->j, key);
+	json_u64(c->j, "p50", p50);
+	json_u64(c->j, "p99", p99);
+	json_obj_close(c->j);
 }
 
-static void devices_json(struct json *j, const struct run_info *info,
-			 const struct summary *s)
+static void dev_json(struct json *j, const struct dev_summary *d,
+		     const char *reads)
 {
-	bool reads = figure_known(info, PATH_BH, FIG_READ_DEV);
+	struct json_whys w = { 0 };
+	const struct jctx c = { j, &w, NULL };
 	char buf[32];
 
-	json_arr_open(j, "devices");
-	for (uint32_t i = 0; i < s->nr_devs; i++) {
-		const struct dev_summary *d = &s->devs[i];
+	json_obj_open(j, NULL);
+	json_str(j, "name", d->name);
+	json_str(j, "dev", fmt_dev(buf, sizeof(buf), d->dev));
+	json_u64(j, "bio_count", d->bios);
+	json_u64(j, "bio_bytes", d->bytes);
+	json_double(j, "mb_per_s", d->mbps);
+	dev_paths_json(&c, d, reads);
+	dev_sizes_json(&c, "size_bytes", d->size_p50, d->size_p99,
+		       d->bios ? NULL : "no bio on this device");
+	u64_why(&c, "read_bio_count", d->read_bios, reads);
+	u64_why(&c, "read_bio_bytes", d->read_bytes, reads);
+	double_why(&c, "read_mb_per_s", d->read_mbps, reads);
+	dev_sizes_json(&c, "read_size_bytes", d->read_size_p50,
+		       d->read_size_p99, reads ?: d->read_bios ? NULL :
+					  "no read bio on this device");
+	json_whys_close(j, &w);
+	json_obj_close(j);
+}
 
-		json_obj_open(j, NULL);
-		json_str(j, "name", d->name);
-		json_str(j, "dev", fmt_dev(buf, sizeof(buf), d->dev));
-		json_u64(j, "bio_count", d->bios);
-		json_u64(j, "bio_bytes", d->bytes);
-		json_double(j, "mb_per_s", d->mbps);
-		dev_paths_json(j, d, reads);
-		json_obj_open(j, "size_bytes");
-		json_u64(j, "p50", d->size_p50);
-		json_u64(j, "p99", d->size_p99);
-		json_obj_close(j);
-		dev_reads_json(j, d, reads);
-		json_obj_close(j);
-	}
-	json_arr_close(j);
+static void devices_json(const struct jctx *c, const struct run_info *info,
+			 const struct summary *s)
+{
+	const char *reads = figure_why(info, PATH_BH, FIG_READ_DEV);
+	const char *bios = figure_why(info, PATH_BH, FIG_BIOS);
+
+	if (null_why(c, "devices", bios))
+		return;
+	json_arr_open(c->j, "devices");
+	for (uint32_t i = 0; i < s->nr_devs; i++)
+		dev_json(c->j, &s->devs[i], reads);
+	json_arr_close(c->j);
 }
 
 /* bhprof's own BPF programs: what the measurement cost the kernel */
-static void overhead_json(struct json *j, const struct summary *s)
+static void overhead_json(const struct jctx *top, const struct summary *s)
 {
-	bool measured = s->self_on_secs > 0;
+	const char *off = s->self_on_secs > 0 ? NULL :
+		"not measured: needs --self-cost, and a kernel that lets "
+		"bhprof turn on BPF statistics";
+	struct jctx c = { top->j, top->w, "overhead" };
 
-	json_obj_open(j, "overhead");
+	json_obj_open(c.j, c.obj);
 	/* how long the statistics counted: 0 without --self-cost, and then
 	 * the figures are unknown, not zero */
-	json_double(j, "measured_s", s->self_on_secs);
-	json_u64_known(j, "runs", s->self_runs, measured);
-	json_u64_known(j, "run_ns", s->self_ns, measured);
-	json_double_known(j, "cpu_pct",
-			  measured ? s->self_ns / s->self_on_secs / 1e7 : 0,
-			  measured);
-	json_double_known(j, "ns_per_run",
-			  s->self_runs ? (double)s->self_ns / s->self_runs : 0,
-			  s->self_runs != 0);
-	json_obj_close(j);
+	json_double(c.j, "measured_s", s->self_on_secs);
+	u64_why(&c, "runs", s->self_runs, off);
+	u64_why(&c, "run_ns", s->self_ns, off);
+	double_why(&c, "cpu_pct",
+		   off ? 0 : s->self_ns / s->self_on_secs / 1e7, off);
+	double_why(&c, "ns_per_run",
+		   s->self_runs ? (double)s->self_ns / s->self_runs : 0,
+		   off ?: s->self_runs ? NULL : "no program run");
+	json_obj_close(c.j);
+}
+
+/* a count and its bytes, both known or both not */
+static void total_json(const struct jctx *top, const char *key,
+		       uint64_t count, uint64_t bytes, const char *why)
+{
+	struct jctx c = { top->j, top->w, key };
+
+	json_obj_open(c.j, key);
+	u64_why(&c, "count", count, why);
+	u64_why(&c, "bytes", bytes, why);
+	json_obj_close(c.j);
 }
 
 void summary_json_fields(struct json *j, const struct run_info *info,
 			 const struct summary *s)
 {
-	bool bh = figure_known(info, PATH_BH, FIG_BH_TOTAL);
-	bool bios = figure_known(info, PATH_BH, FIG_BIOS);
+	const char *bh = figure_why(info, PATH_BH, FIG_BH_TOTAL);
+	struct json_whys w = { 0 };
+	const struct jctx c = { j, &w, NULL };
 
 	json_str(j, "bhprof_version", info->version);
 	kernel_json(j, info);
@@ -272,115 +361,90 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_json(j, path_name(p), &s->path[p], info, p);
 	json_obj_close(j);
-	json_u64_known(j, "bh_alloc_total", s->glob.bh_alloc_total, bh);
-	json_u64_known(j, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
-	json_obj_open(j, "bio_total");
-	json_u64_known(j, "count", s->glob.bio_count, bios);
-	json_u64_known(j, "bytes", s->glob.bio_bytes, bios);
-	json_obj_close(j);
-	json_obj_open(j, "read_bio_total");
-	json_u64_known(j, "count", s->glob.read_bio_count,
-		  figure_known(info, PATH_BH, FIG_READ_DEV));
-	json_u64_known(j, "bytes", s->glob.read_bio_bytes,
-		  figure_known(info, PATH_BH, FIG_READ_DEV));
-	json_obj_close(j);
+	u64_why(&c, "bh_alloc_total", s->glob.bh_alloc_total, bh);
+	u64_why(&c, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
+	total_json(&c, "bio_total", s->glob.bio_count, s->glob.bio_bytes,
+		   figure_why(info, PATH_BH, FIG_BIOS));
+	total_json(&c, "read_bio_total", s->glob.read_bio_count,
+		   s->glob.read_bio_bytes,
+		   figure_why(info, PATH_BH, FIG_READ_DEV));
 	json_u64(j, "lost", s->glob.ctx_lost);
-	overhead_json(j, s);
-	if (bios)
-		devices_json(j, info, s);
-	else
-		json_null(j, "devices");
+	overhead_json(&c, s);
+	devices_json(&c, info, s);
+	json_whys_close(j, &w);
 }
 
 /* ---- text ---- */
 
 #define ROW "%-24s %18s %18s\n"
 
-/* Rows of a figure the run cannot know read why: "failed" (its probe
- * group was lost), "n/a", "absent", never a zero that looks real. */
-static bool row_why(FILE *f, const char *label, const char *why)
+/* A figure the run cannot know reads why: "failed" (its probe group was
+ * lost), "n/a", "absent", or "-" where the path had nothing to measure;
+ * never a zero that looks real. */
+const char *cell(char *buf, size_t len, enum cell_kind k, double v,
+			const char *why)
 {
 	if (why)
-		fprintf(f, ROW, label, why, why);
-	return !why;
+		return why_cell(why);
+	switch (k) {
+	case C_COUNT:
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	case C_BYTES:
+		return fmt_bytes(buf, len, v);
+	case C_NS:
+		return fmt_ns(buf, len, v);
+	default:
+		/* 12 buffer_heads over 800 calls is 0.015, not 0.01 */
+		snprintf(buf, len, v != 0 && fabs(v) < 0.1 ? "%.2g" : "%.2f",
+			 v);
+		return buf;
+	}
 }
 
-static bool row_known(FILE *f, const char *label, bool known)
+/* the figure f of both paths, a and b, each known or not for itself */
+struct trow {
+	FILE *f;
+	const struct run_info *info;
+	const struct path_summary *p[NR_PATHS];
+};
+
+static const char *twhy(const struct trow *t, unsigned int path,
+			enum figure f, enum sample s)
 {
-	return row_why(f, label, known ? NULL : "failed");
+	return path_figure_why(t->info, path, t->p[path], f, s);
 }
 
-static void row_u64w(FILE *f, const char *label, uint64_t a, uint64_t b,
-		     const char *why)
-{
-	char x[32], y[32];
-
-	if (!row_why(f, label, why))
-		return;
-	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
-	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
-	fprintf(f, ROW, label, x, y);
-}
-
-static void row_u64(FILE *f, const char *label, uint64_t a, uint64_t b,
-		    bool known)
-{
-	row_u64w(f, label, a, b, known ? NULL : "failed");
-}
-
-static void row_bytesw(FILE *f, const char *label, double a, double b,
-		       const char *why)
-{
-	char x[32], y[32];
-
-	if (!row_why(f, label, why))
-		return;
-	fprintf(f, ROW, label, fmt_bytes(x, sizeof(x), a),
-		fmt_bytes(y, sizeof(y), b));
-}
-
-static void row_bytes(FILE *f, const char *label, double a, double b,
-		      bool known)
-{
-	row_bytesw(f, label, a, b, known ? NULL : "failed");
-}
-
-static void row_double(FILE *f, const char *label, double a, double b,
-		       bool known)
+static void row(const struct trow *t, const char *label, enum cell_kind k,
+		double a, double b, enum figure f, enum sample s)
 {
 	char x[32], y[32];
 
-	if (!row_known(f, label, known))
-		return;
-	snprintf(x, sizeof(x), "%.2f", a);
-	snprintf(y, sizeof(y), "%.2f", b);
-	fprintf(f, ROW, label, x, y);
+	fprintf(t->f, ROW, label,
+		cell(x, sizeof(x), k, a, twhy(t, PATH_BH, f, s)),
+		cell(y, sizeof(y), k, b, twhy(t, PATH_IOMAP, f, s)));
 }
 
-/* "-" where the path saw nothing, "n/a" where the mode cannot see */
-static const char *ns_cell(char *buf, size_t len, const struct dist *d,
-			   uint64_t v, bool seen)
-{
-	if (!seen)
-		return "n/a";
-	if (!d->count)
-		return "-";
-	return fmt_ns(buf, len, v);
-}
+#define ROW2(t, label, k, field, f, s) \
+	row(t, label, k, (double)(t)->p[0]->field, (double)(t)->p[1]->field, \
+	    f, s)
 
-static void lat_rows(FILE *f, const char *name, const struct dist *a,
-		     const struct dist *b, bool seen_a, bool seen_b)
+static void lat_rows(const struct trow *t, const char *name, size_t off,
+		     enum figure f, enum sample s)
 {
 	static const char *const which[] = { "p50", "p99", "max" };
-	char label[40], x[32], y[32];
+	static const size_t at[] = { offsetof(struct dist, p50),
+				     offsetof(struct dist, p99),
+				     offsetof(struct dist, max) };
+	char label[40];
 
 	for (int i = 0; i < 3; i++) {
-		uint64_t va = i == 0 ? a->p50 : i == 1 ? a->p99 : a->max;
-		uint64_t vb = i == 0 ? b->p50 : i == 1 ? b->p99 : b->max;
+		const char *a = (const char *)t->p[0] + off + at[i];
+		const char *b = (const char *)t->p[1] + off + at[i];
 
 		snprintf(label, sizeof(label), "%s %s", name, which[i]);
-		fprintf(f, ROW, label, ns_cell(x, sizeof(x), a, va, seen_a),
-			ns_cell(y, sizeof(y), b, vb, seen_b));
+		row(t, label, C_NS, (double)*(const uint64_t *)a,
+		    (double)*(const uint64_t *)b, f, s);
 	}
 }
 
@@ -449,71 +513,88 @@ static void header_text(FILE *f, const struct run_info *info,
 	fprintf(f, "\n\n" ROW, "", "bh", "iomap");
 }
 
-static void write_rows(FILE *f, const struct path_summary *a,
-		       const struct path_summary *b, bool k)
+#define DIST_OFF(m) offsetof(struct path_summary, m)
+
+static void write_rows(const struct trow *t)
 {
-	row_u64(f, "write calls", a->c.write_calls, b->c.write_calls, k);
-	row_bytes(f, "write bytes", a->c.write_bytes, b->c.write_bytes, k);
+	const struct path_summary *a = t->p[0], *b = t->p[1];
+
+	ROW2(t, "write calls", C_COUNT, c.write_calls, FIG_WRITE, SAMPLE_COUNT);
+	ROW2(t, "write bytes", C_BYTES, c.write_bytes, FIG_WRITE, SAMPLE_COUNT);
 	/* buffered and O_DIRECT together: what the writers achieved */
-	row_double(f, "written MiB/s", a->write_mbps, b->write_mbps, k);
-	if (k)
-		lat_rows(f, "write lat", &a->write_lat, &b->write_lat, true,
-			 true);
+	ROW2(t, "written MiB/s", C_RATIO, write_mbps, FIG_WRITE, SAMPLE_COUNT);
+	if (figure_known(t->info, PATH_BH, FIG_WRITE))
+		lat_rows(t, "write lat", DIST_OFF(write_lat), FIG_WRITE,
+			 SAMPLE_WRITE);
 	/* the O_DIRECT block only where there was O_DIRECT */
 	if (a->c.dio_calls || b->c.dio_calls) {
-		row_u64(f, "direct calls", a->c.dio_calls, b->c.dio_calls, k);
-		row_bytes(f, "direct bytes", a->c.dio_bytes, b->c.dio_bytes, k);
-		lat_rows(f, "direct lat", &a->dio_lat, &b->dio_lat, true, true);
+		ROW2(t, "direct calls", C_COUNT, c.dio_calls, FIG_WRITE,
+		     SAMPLE_COUNT);
+		ROW2(t, "direct bytes", C_BYTES, c.dio_bytes, FIG_WRITE,
+		     SAMPLE_COUNT);
+		lat_rows(t, "direct lat", DIST_OFF(dio_lat), FIG_WRITE,
+			 SAMPLE_DIO);
 	}
 	if (a->c.write_errors || b->c.write_errors)
-		row_u64(f, "write errors", a->c.write_errors,
-			b->c.write_errors, k);
+		ROW2(t, "write errors", C_COUNT, c.write_errors, FIG_WRITE,
+		     SAMPLE_COUNT);
 }
 
-static void bio_rows(FILE *f, const struct path_summary *a,
-		     const struct path_summary *b, bool k)
+static void bio_rows(const struct trow *t)
 {
-	row_u64(f, "bios", a->c.bio_count, b->c.bio_count, k);
-	row_bytes(f, "bio bytes", a->c.bio_bytes, b->c.bio_bytes, k);
-	row_bytes(f, "bio size p50", a->bio_size.p50, b->bio_size.p50, k);
-	row_bytes(f, "bio size p99", a->bio_size.p99, b->bio_size.p99, k);
-	row_bytes(f, "bio size max", a->bio_size.max, b->bio_size.max, k);
+	ROW2(t, "bios", C_COUNT, c.bio_count, FIG_PATH_BIOS, SAMPLE_COUNT);
+	ROW2(t, "bio bytes", C_BYTES, c.bio_bytes, FIG_PATH_BIOS, SAMPLE_COUNT);
+	ROW2(t, "bio size p50", C_BYTES, bio_size.p50, FIG_PATH_BIOS,
+	     SAMPLE_BIO);
+	ROW2(t, "bio size p99", C_BYTES, bio_size.p99, FIG_PATH_BIOS,
+	     SAMPLE_BIO);
+	ROW2(t, "bio size max", C_BYTES, bio_size.max, FIG_PATH_BIOS,
+	     SAMPLE_BIO);
+}
+
+/* buffer_heads: in all, per MiB written (1 MiB at least), per call */
+static void bh_rows(const struct trow *t)
+{
+	ROW2(t, "bh allocations", C_COUNT, c.bh_alloc, FIG_BH, SAMPLE_COUNT);
+	ROW2(t, "bh per MiB", C_RATIO, bh_per_mib, FIG_BH, SAMPLE_MIB);
+	ROW2(t, "bios per MiB", C_RATIO, bios_per_mib, FIG_PATH_BIOS,
+	     SAMPLE_MIB);
+	ROW2(t, "bh per write call", C_RATIO, bh_per_call, FIG_BH,
+	     SAMPLE_CALL);
+	ROW2(t, "bh per wb page", C_RATIO, bh_per_page, FIG_BH, SAMPLE_PAGE);
 }
 
 /* Reads, page_mkwrite faults and direct-write fallbacks: what the
  * comparison of the paths needs besides write calls and writeback. */
-static void read_rows(FILE *f, const struct run_info *info,
-		      const struct path_summary *a,
-		      const struct path_summary *b)
+static void read_rows(const struct trow *t)
 {
-	const char *calls = figure_why(info, PATH_BH, FIG_READ);
-	const char *bios = figure_why(info, PATH_BH, FIG_READ_BIOS);
-	const char *mk = figure_why(info, PATH_BH, FIG_MKWRITE);
-	const char *dwf = figure_why(info, PATH_BH, FIG_DWF);
+	const struct path_summary *a = t->p[0], *b = t->p[1];
+	bool mk = figure_known(t->info, PATH_BH, FIG_MKWRITE);
 
-	row_u64w(f, "read calls", a->c.read_calls, b->c.read_calls, calls);
-	row_u64w(f, "read pages", a->c.read_pages, b->c.read_pages,
-		 figure_why(info, PATH_BH, FIG_READ_PAGES));
-	if (!calls)
-		lat_rows(f, "read lat", &a->read_lat, &b->read_lat, true,
-			 true);
-	row_u64w(f, "read bios", a->c.read_bio_count, b->c.read_bio_count,
-		 bios);
-	row_bytesw(f, "read bio bytes", a->c.read_bio_bytes,
-		   b->c.read_bio_bytes, bios);
-	row_bytesw(f, "read bio size p50", a->read_bio_size.p50,
-		   b->read_bio_size.p50, bios);
-	row_bytesw(f, "read bio size max", a->read_bio_size.max,
-		   b->read_bio_size.max, bios);
-	row_u64w(f, "read bh allocations", a->c.read_bh_alloc,
-		 b->c.read_bh_alloc, figure_why(info, PATH_BH, FIG_READ_BH));
-	row_u64w(f, "mkwrite faults", a->c.mkwrite_calls, b->c.mkwrite_calls,
-		 mk);
-	if (!mk && (a->c.mkwrite_calls || b->c.mkwrite_calls))
-		lat_rows(f, "mkwrite lat", &a->mkwrite_lat, &b->mkwrite_lat,
-			 true, true);
-	row_u64w(f, "direct fallbacks", a->c.dwf_calls, b->c.dwf_calls, dwf);
-	row_bytesw(f, "fallback bytes", a->c.dwf_bytes, b->c.dwf_bytes, dwf);
+	ROW2(t, "read calls", C_COUNT, c.read_calls, FIG_READ, SAMPLE_COUNT);
+	ROW2(t, "read pages", C_COUNT, c.read_pages, FIG_READ_PAGES,
+	     SAMPLE_COUNT);
+	if (figure_known(t->info, PATH_BH, FIG_READ))
+		lat_rows(t, "read lat", DIST_OFF(read_lat), FIG_READ,
+			 SAMPLE_READ);
+	ROW2(t, "read bios", C_COUNT, c.read_bio_count, FIG_READ_BIOS,
+	     SAMPLE_COUNT);
+	ROW2(t, "read bio bytes", C_BYTES, c.read_bio_bytes, FIG_READ_BIOS,
+	     SAMPLE_COUNT);
+	ROW2(t, "read bio size p50", C_BYTES, read_bio_size.p50,
+	     FIG_READ_BIOS, SAMPLE_READ_BIO);
+	ROW2(t, "read bio size max", C_BYTES, read_bio_size.max,
+	     FIG_READ_BIOS, SAMPLE_READ_BIO);
+	ROW2(t, "read bh allocations", C_COUNT, c.read_bh_alloc, FIG_READ_BH,
+	     SAMPLE_COUNT);
+	ROW2(t, "mkwrite faults", C_COUNT, c.mkwrite_calls, FIG_MKWRITE,
+	     SAMPLE_COUNT);
+	if (mk && (a->c.mkwrite_calls || b->c.mkwrite_calls))
+		lat_rows(t, "mkwrite lat", DIST_OFF(mkwrite_lat), FIG_MKWRITE,
+			 SAMPLE_MKWRITE);
+	ROW2(t, "direct fallbacks", C_COUNT, c.dwf_calls, FIG_DWF,
+	     SAMPLE_COUNT);
+	ROW2(t, "fallback bytes", C_BYTES, c.dwf_bytes, FIG_DWF, SAMPLE_COUNT);
 }
 
 static void footer_text(FILE *f, const struct run_info *info,
@@ -539,34 +620,35 @@ static void footer_text(FILE *f, const struct run_info *info,
 	if (s->glob.ctx_lost)
 		fprintf(f, "lost: %llu events not attributed (context map full)\n",
 			(unsigned long long)s->glob.ctx_lost);
+	fprintf(f, "'-': nothing to measure on that path (no call, no bio); "
+		"per MiB needs 1 MiB written\n");
 }
 
 void summary_text(FILE *f, const struct run_info *info,
 		  const struct summary *s)
 {
-	const struct path_summary *a = &s->path[PATH_BH], *b = &s->path[PATH_IOMAP];
+	const struct trow t = { f, info, { &s->path[PATH_BH],
+					   &s->path[PATH_IOMAP] } };
 	bool wa = figure_known(info, PATH_BH, FIG_WB_CALLS);
 	bool wi = figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
-	bool bios = figure_known(info, PATH_BH, FIG_PATH_BIOS);
-	bool bh = figure_known(info, PATH_BH, FIG_BH);
 
 	header_text(f, info, s);
-	write_rows(f, a, b, figure_known(info, PATH_BH, FIG_WRITE));
+	write_rows(&t);
 	if (wa || wi)
-		row_u64(f, "writeback calls", a->c.wb_calls, b->c.wb_calls,
-			true);
-	row_u64(f, "writeback pages", a->c.wb_pages, b->c.wb_pages,
-		figure_known(info, PATH_BH, FIG_WB_PAGES));
+		ROW2(&t, "writeback calls", C_COUNT, c.wb_calls, FIG_WB_CALLS,
+		     SAMPLE_COUNT);
+	ROW2(&t, "writeback pages", C_COUNT, c.wb_pages, FIG_WB_PAGES,
+	     SAMPLE_COUNT);
 	if (wa || wi)
-		lat_rows(f, "writeback lat", &a->wb_lat, &b->wb_lat, wa, wi);
-	bio_rows(f, a, b, bios);
-	row_u64(f, "bh allocations", a->c.bh_alloc, b->c.bh_alloc, bh);
-	row_double(f, "bh per MiB", a->bh_per_mib, b->bh_per_mib, bh);
-	read_rows(f, info, a, b);
+		lat_rows(&t, "writeback lat", DIST_OFF(wb_lat), FIG_WB_CALLS,
+			 SAMPLE_WB);
+	bio_rows(&t);
+	bh_rows(&t);
+	read_rows(&t);
 	footer_text(f, info, s, wa || wi);
-	if (bios) {
-		size_hist_text(f, &a->hist[HIST_BIO_SIZE], "bh");
-		size_hist_text(f, &b->hist[HIST_BIO_SIZE], "iomap");
+	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {
+		size_hist_text(f, &t.p[0]->hist[HIST_BIO_SIZE], "bh");
+		size_hist_text(f, &t.p[1]->hist[HIST_BIO_SIZE], "iomap");
 	}
 	if (figure_known(info, PATH_BH, FIG_BIOS))
 		devices_text(f, s);

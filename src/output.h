@@ -26,6 +26,11 @@ const char *fmt_ns(char *buf, size_t len, double ns);
 /* "7:0" */
 const char *fmt_dev(char *buf, size_t len, uint32_t dev);
 
+enum cell_kind { C_COUNT, C_BYTES, C_RATIO, C_NS };
+/* v in a table cell, or why_cell(why) when the run does not know it */
+const char *cell(char *buf, size_t len, enum cell_kind k, double v,
+		 const char *why);
+
 /* s as HTML or XML text or attribute value */
 void markup_esc(FILE *f, const char *s);
 

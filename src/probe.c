@@ -18,7 +18,16 @@ static void probe_usage(FILE *f)
 "by really attaching), or why none. A function the kernel does not have\n"
 "(block_write_full_folio without buffer heads) is 'absent', not an error;\n"
 "a probe group the kernel refused in every flavour is 'failed', with the\n"
-"kernel's reason, and the others still run.\n");
+"kernel's reason, and the others still run. A probe no flavour the run\n"
+"uses can see (page_mkwrite, direct_write_fallback in tracepoint mode) is\n"
+"'none'.\n"
+"\n"
+"      --attach MODE  auto (default), fentry, kprobe or tracepoint\n"
+"      --json         the same as JSON; each probe's \"detail\" is every\n"
+"                     step, its own function's refusals included\n"
+"  -v, --verbose      every step below each probe (what it runs on, each\n"
+"                     refusal of its function), and libbpf's own messages;\n"
+"                     without, the last step only, in 100 columns\n");
 }
 
 static void probe_print_json(const struct run_info *info, bool attached)
@@ -44,8 +53,71 @@ static void probe_print_json(const struct run_info *info, bool attached)
 	json_end(&j);
 }
 
-static void probe_print_text(const struct run_info *info)
+/* a row is 16 + 25 + 10 columns and three spaces: the rest of 99 */
+#define REASON_W 44
+
+/*
+ * The reason a probe runs as it does, short: the last step of its detail
+ * (the refusal that set its mode, or what it runs on), without the
+ * function the FUNCTION column names already; cut to REASON_W.
+ */
+static const char *short_reason(const struct probe_state *ps, char *buf,
+				size_t len)
 {
+	const char *d = ps->detail, *semi;
+	char on[80], *at;
+
+	if (ps->mode == MODE_FENTRY && !ps->failed && !ps->absent)
+		return "";
+	while ((semi = strstr(d, "; ")))
+		d = semi + 2;
+	snprintf(buf, len, "%s", d);
+	snprintf(on, sizeof(on), " on %s:", ps->func);
+	at = strstr(buf, on);
+	if (ps->func[0] && at)
+		memmove(at, at + strlen(on) - 1, strlen(at + strlen(on) - 1) + 1);
+	if (strlen(buf) > REASON_W)
+		snprintf(buf + REASON_W - 3, len - REASON_W + 3, "...");
+	return buf;
+}
+
+#define STEP_W 92	/* a step's line after its indent, in 100 columns */
+
+/* one step, folded at spaces */
+static void print_step(const char *d, int n)
+{
+	while (n > STEP_W) {
+		int cut = STEP_W;
+
+		while (cut > 0 && d[cut] != ' ')
+			cut--;
+		if (!cut)
+			break;
+		printf("    %.*s\n", cut, d);
+		d += cut + 1;
+		n -= cut + 1;
+	}
+	printf("    %.*s\n", n, d);
+}
+
+/* -v: every step of the detail, one a line */
+static void print_chain(const char *detail)
+{
+	const char *d = detail, *semi;
+
+	while (*d) {
+		semi = strstr(d, "; ");
+		print_step(d, semi ? (int)(semi - d) : (int)strlen(d));
+		if (!semi)
+			break;
+		d = semi + 2;
+	}
+}
+
+static void probe_print_text(const struct run_info *info, bool verbose)
+{
+	char r[256];
+
 	printf("kernel             %s\n", info->release);
 	printf("machine            %s, %u KiB pages\n", info->machine,
 	       info->page_size / 1024);
@@ -53,12 +125,19 @@ static void probe_print_text(const struct run_info *info)
 	printf("CONFIG_BUFFER_HEAD %s\n\n",
 	       info->buffer_head < 0 ? "unknown" :
 	       info->buffer_head ? "y" : "n");
-	printf("%-16s %-26s %-11s %s\n", "PROBE", "FUNCTION", "MODE",
-	       "DETAIL");
-	for (int i = 0; i < NR_PROBES; i++)
-		printf("%-16s %-26s %-11s %s\n", probe_name(i),
-		       info->probes[i].func, probe_state_text(&info->probes[i]),
-		       info->probes[i].detail);
+	printf("%-16s %-25s %-10s %s\n", "PROBE", "FUNCTION", "MODE",
+	       verbose ? "WHY (then each step)" : "WHY (-v: each step)");
+	for (int i = 0; i < NR_PROBES; i++) {
+		const struct probe_state *ps = &info->probes[i];
+		const char *why = short_reason(ps, r, sizeof(r));
+
+		/* no trailing blanks where nothing was refused */
+		printf("%-16s %-25s %-*s%s%s\n", probe_name(i), ps->func,
+		       *why ? 10 : 0, probe_state_text(ps), *why ? " " : "",
+		       why);
+		if (verbose)
+			print_chain(ps->detail);
+	}
 }
 
 int cmd_probe(int argc, char **argv)
@@ -105,6 +184,6 @@ int cmd_probe(int argc, char **argv)
 	if (json)
 		probe_print_json(&info, true);
 	else
-		probe_print_text(&info);
+		probe_print_text(&info, co.verbose);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * plus the time series, as text, JSON, CSV or one HTML page.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,9 +53,47 @@ static void recording_text(FILE *f, const struct loaded_run *run)
 	fputc('\n', f);
 }
 
+/* why an interval's figure of a path is unknown; NULL if known */
+static const char *ts_why(const struct ts_path *tp, const struct run_info *in,
+			  unsigned int path, enum ts_fig k)
+{
+	switch (k) {
+	case TS_WRITE:
+		return figure_why(in, path, FIG_WRITE);
+	case TS_WRITE_LAT:
+		return figure_why(in, path, FIG_WRITE) ?:
+		       tp->write_calls ? NULL : "no write call in the interval";
+	case TS_BIOS:
+		return figure_why(in, path, FIG_PATH_BIOS);
+	case TS_WB:
+		return figure_why(in, path, FIG_WB_PAGES);
+	case TS_BH:
+		return figure_why(in, path, FIG_BH);
+	case TS_BH_PER_MIB:
+		return figure_why(in, path, FIG_BH) ?:
+		       isfinite(ts_bh_per_mib(tp)) ? NULL :
+		       "under 1 MiB written in the interval";
+	case TS_READ_BIOS:
+		return figure_why(in, path, FIG_READ_BIOS);
+	case TS_READ_PAGES:
+		return figure_why(in, path, FIG_READ_PAGES);
+	}
+	return NULL;
+}
+
+static const char *ts_cell(char *buf, size_t len, const char *fmt, double v,
+			   const char *why)
+{
+	if (why)
+		return why_cell(why);
+	snprintf(buf, len, fmt, v);
+	return buf;
+}
+
 static void series_text(FILE *f, const struct loaded_run *run)
 {
-	char lat[32];
+	const struct run_info *in = recfile_info(run->rec);
+	char w[32], b[32], lat[32], n[32], h[32];
 
 	fprintf(f, "\ntime series (* = recorded frames lost inside the interval):\n");
 	fprintf(f, "%9s  %-6s %12s %10s %10s %10s %10s\n", "t (s)", "path",
@@ -64,19 +103,29 @@ static void series_text(FILE *f, const struct loaded_run *run)
 
 		for (unsigned int p = 0; p < NR_PATHS; p++) {
 			const struct ts_path *tp = &r->p[p];
+			const char *lw = ts_why(tp, in, p, TS_WRITE_LAT);
+			const char *bw = ts_why(tp, in, p, TS_BIOS);
 
 			if (p == 0)
 				fprintf(f, "%9.1f%c", r->t, r->gap ? '*' : ' ');
 			else
 				fprintf(f, "%10s", "");
-			fprintf(f, " %-6s %12.2f %10.2f %10s %10llu %10llu\n",
+			fprintf(f, " %-6s %12s %10s %10s %10s %10s\n",
 				path_name(p),
-				mib_per_sec(tp->write_bytes + tp->dio_bytes, r->secs),
-				mib_per_sec(tp->bio_bytes, r->secs),
-				tp->write_calls ? fmt_ns(lat, sizeof(lat),
-							 tp->lat_p99) : "-",
-				(unsigned long long)tp->bio_count,
-				(unsigned long long)tp->bh_alloc);
+				ts_cell(w, sizeof(w), "%.2f",
+					mib_per_sec(tp->write_bytes +
+						    tp->dio_bytes, r->secs),
+					ts_why(tp, in, p, TS_WRITE)),
+				ts_cell(b, sizeof(b), "%.2f",
+					mib_per_sec(tp->bio_bytes, r->secs),
+					bw),
+				lw ? why_cell(lw) :
+				     fmt_ns(lat, sizeof(lat), tp->lat_p99),
+				ts_cell(n, sizeof(n), "%.0f",
+					(double)tp->bio_count, bw),
+				ts_cell(h, sizeof(h), "%.0f",
+					(double)tp->bh_alloc,
+					ts_why(tp, in, p, TS_BH)));
 		}
 	}
 }
@@ -91,18 +140,44 @@ static void report_text(FILE *f, const struct loaded_run *run)
 
 /* ---- CSV ---- */
 
-/* empty fields where the recording did not measure reads */
-static void read_csv(FILE *f, const struct ts_path *tp,
-		     const struct run_info *in, unsigned int path)
+/* an unknown figure is an empty field, never a zero */
+static void csv_num(FILE *f, const char *fmt, double v, const char *why)
 {
-	if (figure_known(in, path, FIG_READ_BIOS))
-		fprintf(f, "%llu,%llu,", (unsigned long long)tp->read_bio_count,
-			(unsigned long long)tp->read_bio_bytes);
-	else
-		fprintf(f, ",,");
-	if (figure_known(in, path, FIG_READ_PAGES))
+	if (!why)
+		fprintf(f, fmt, v);
+	fputc(',', f);
+}
+
+static void csv_path(FILE *f, const struct ts_row *r, unsigned int p,
+		     const struct run_info *in)
+{
+	const struct ts_path *tp = &r->p[p];
+	const char *wr = ts_why(tp, in, p, TS_WRITE);
+	const char *lat = ts_why(tp, in, p, TS_WRITE_LAT);
+	const char *bios = ts_why(tp, in, p, TS_BIOS);
+	const char *rb = ts_why(tp, in, p, TS_READ_BIOS);
+
+	fprintf(f, "%.3f,%.3f,%s,", r->t, r->secs, path_name(p));
+	csv_num(f, "%.0f", (double)tp->write_calls, wr);
+	csv_num(f, "%.0f", (double)tp->write_bytes, wr);
+	csv_num(f, "%.0f", (double)tp->dio_bytes, wr);
+	csv_num(f, "%.3f", mib_per_sec(tp->write_bytes + tp->dio_bytes,
+				       r->secs), wr);
+	csv_num(f, "%.0f", (double)tp->bio_count, bios);
+	csv_num(f, "%.0f", (double)tp->bio_bytes, bios);
+	csv_num(f, "%.3f", mib_per_sec(tp->bio_bytes, r->secs), bios);
+	csv_num(f, "%.0f", (double)tp->lat_p50, lat);
+	csv_num(f, "%.0f", (double)tp->lat_p99, lat);
+	csv_num(f, "%.0f", (double)tp->wb_pages, ts_why(tp, in, p, TS_WB));
+	csv_num(f, "%.0f", (double)tp->bh_alloc, ts_why(tp, in, p, TS_BH));
+	csv_num(f, "%.3f", ts_bh_per_mib(tp), ts_why(tp, in, p,
+						     TS_BH_PER_MIB));
+	fprintf(f, "%d,", r->gap);
+	csv_num(f, "%.0f", (double)tp->read_bio_count, rb);
+	csv_num(f, "%.0f", (double)tp->read_bio_bytes, rb);
+	if (!ts_why(tp, in, p, TS_READ_PAGES))
 		fprintf(f, "%llu", (unsigned long long)tp->read_pages);
-	fprintf(f, "\n");
+	fputc('\n', f);
 }
 
 static void report_csv(FILE *f, const struct loaded_run *run)
@@ -112,30 +187,9 @@ static void report_csv(FILE *f, const struct loaded_run *run)
 		   "write_lat_p50_ns,write_lat_p99_ns,wb_pages,bh_alloc,"
 		   "bh_per_mib,frames_lost,read_bio_count,read_bio_bytes,"
 		   "read_pages\n");
-	for (size_t i = 0; i < run->nr_rows; i++) {
-		const struct ts_row *r = &run->rows[i];
-
-		for (unsigned int p = 0; p < NR_PATHS; p++) {
-			const struct ts_path *tp = &r->p[p];
-
-			fprintf(f, "%.3f,%.3f,%s,%llu,%llu,%llu,%.3f,%llu,%llu,"
-				   "%.3f,%llu,%llu,%llu,%llu,%.3f,%d,",
-				r->t, r->secs, path_name(p),
-				(unsigned long long)tp->write_calls,
-				(unsigned long long)tp->write_bytes,
-				(unsigned long long)tp->dio_bytes,
-				mib_per_sec(tp->write_bytes + tp->dio_bytes, r->secs),
-				(unsigned long long)tp->bio_count,
-				(unsigned long long)tp->bio_bytes,
-				mib_per_sec(tp->bio_bytes, r->secs),
-				(unsigned long long)tp->lat_p50,
-				(unsigned long long)tp->lat_p99,
-				(unsigned long long)tp->wb_pages,
-				(unsigned long long)tp->bh_alloc,
-				ts_bh_per_mib(tp), r->gap);
-			read_csv(f, tp, recfile_info(run->rec), p);
-		}
-	}
+	for (size_t i = 0; i < run->nr_rows; i++)
+		for (unsigned int p = 0; p < NR_PATHS; p++)
+			csv_path(f, &run->rows[i], p, recfile_info(run->rec));
 }
 
 /* ---- JSON ---- */
@@ -200,39 +254,45 @@ static void command_json(struct json *j, const struct loaded_run *run)
 	json_obj_close(j);
 }
 
+static void ts_u64(struct json *j, struct json_whys *w, const char *key,
+		   uint64_t v, const char *why)
+{
+	json_u64_why(j, w, key, v, why_text(why));
+}
+
 static void ts_path_json(struct json *j, const char *key,
 			 const struct ts_path *tp, double secs,
 			 const struct run_info *in, unsigned int path)
 {
-	bool write = figure_known(in, path, FIG_WRITE);
-	bool bios = figure_known(in, path, FIG_PATH_BIOS);
-	bool bh = figure_known(in, path, FIG_BH);
-	bool rbios = figure_known(in, path, FIG_READ_BIOS);
+	const char *wr = ts_why(tp, in, path, TS_WRITE);
+	const char *lat = ts_why(tp, in, path, TS_WRITE_LAT);
+	const char *bios = ts_why(tp, in, path, TS_BIOS);
+	const char *rb = ts_why(tp, in, path, TS_READ_BIOS);
+	struct json_whys w = { 0 };
 
 	/* a lost probe group: unknown, not zero */
 	json_obj_open(j, key);
-	json_u64_known(j, "write_calls", tp->write_calls, write);
-	json_u64_known(j, "write_bytes", tp->write_bytes, write);
-	json_u64_known(j, "direct_bytes", tp->dio_bytes, write);
-	json_double_known(j, "write_mb_per_s",
-			  mib_per_sec(tp->write_bytes + tp->dio_bytes, secs),
-			  write);
-	json_u64_known(j, "write_lat_p50_ns", tp->lat_p50,
-		       tp->write_calls != 0);
-	json_u64_known(j, "write_lat_p99_ns", tp->lat_p99,
-		       tp->write_calls != 0);
-	json_u64_known(j, "wb_pages", tp->wb_pages,
-		       figure_known(in, path, FIG_WB_PAGES));
-	json_u64_known(j, "bio_count", tp->bio_count, bios);
-	json_u64_known(j, "bio_bytes", tp->bio_bytes, bios);
-	json_double_known(j, "bio_mb_per_s", mib_per_sec(tp->bio_bytes, secs),
-			  bios);
-	json_u64_known(j, "bh_alloc", tp->bh_alloc, bh);
-	json_double_known(j, "bh_per_mib", ts_bh_per_mib(tp), bh);
-	json_u64_known(j, "read_bio_count", tp->read_bio_count, rbios);
-	json_u64_known(j, "read_bio_bytes", tp->read_bio_bytes, rbios);
-	json_u64_known(j, "read_pages", tp->read_pages,
-		       figure_known(in, path, FIG_READ_PAGES));
+	ts_u64(j, &w, "write_calls", tp->write_calls, wr);
+	ts_u64(j, &w, "write_bytes", tp->write_bytes, wr);
+	ts_u64(j, &w, "direct_bytes", tp->dio_bytes, wr);
+	json_double_why(j, &w, "write_mb_per_s",
+			mib_per_sec(tp->write_bytes + tp->dio_bytes, secs),
+			why_text(wr));
+	ts_u64(j, &w, "write_lat_p50_ns", tp->lat_p50, lat);
+	ts_u64(j, &w, "write_lat_p99_ns", tp->lat_p99, lat);
+	ts_u64(j, &w, "wb_pages", tp->wb_pages, ts_why(tp, in, path, TS_WB));
+	ts_u64(j, &w, "bio_count", tp->bio_count, bios);
+	ts_u64(j, &w, "bio_bytes", tp->bio_bytes, bios);
+	json_double_why(j, &w, "bio_mb_per_s",
+			mib_per_sec(tp->bio_bytes, secs), why_text(bios));
+	ts_u64(j, &w, "bh_alloc", tp->bh_alloc, ts_why(tp, in, path, TS_BH));
+	json_double_why(j, &w, "bh_per_mib", ts_bh_per_mib(tp),
+			why_text(ts_why(tp, in, path, TS_BH_PER_MIB)));
+	ts_u64(j, &w, "read_bio_count", tp->read_bio_count, rb);
+	ts_u64(j, &w, "read_bio_bytes", tp->read_bio_bytes, rb);
+	ts_u64(j, &w, "read_pages", tp->read_pages,
+	       ts_why(tp, in, path, TS_READ_PAGES));
+	json_whys_close(j, &w);
 	json_obj_close(j);
 }
 

@@ -219,8 +219,10 @@ static long ci_trim(size_t n, size_t m, double conf)
 	return k;
 }
 
-int shift_estimate(const double *x, size_t n, const double *y, size_t m,
-		   double conf, struct shift *out)
+/* the median of every y_j - x_i (or y_j / x_i), and the interval */
+static int pairs_estimate(const double *x, size_t n, const double *y,
+			  size_t m, double conf, bool ratio,
+			  struct shift *out)
 {
 	size_t nm = n * m, i, j;
 	double *d;
@@ -234,7 +236,7 @@ int shift_estimate(const double *x, size_t n, const double *y, size_t m,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < m; j++)
-			d[i * m + j] = y[j] - x[i];
+			d[i * m + j] = ratio ? y[j] / x[i] : y[j] - x[i];
 	qsort(d, nm, sizeof(*d), dbl_cmp);
 	out->est = nm % 2 ? d[nm / 2] : (d[nm / 2 - 1] + d[nm / 2]) / 2;
 	k = ci_trim(n, m, conf);
@@ -245,6 +247,30 @@ int shift_estimate(const double *x, size_t n, const double *y, size_t m,
 	}
 	free(d);
 	return 0;
+}
+
+int shift_estimate(const double *x, size_t n, const double *y, size_t m,
+		   double conf, struct shift *out)
+{
+	return pairs_estimate(x, n, y, m, conf, false, out);
+}
+
+/*
+ * The same on the ratio scale: under y = c * x the ratios y_j / x_i are
+ * what the differences are under y = x + c, and their order statistics
+ * give c and its interval. A ratio is never below 0, so neither is the
+ * interval: a figure that cannot be negative cannot fall by over 100%.
+ */
+int ratio_estimate(const double *x, size_t n, const double *y, size_t m,
+		   double conf, struct shift *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0))
+			return -EDOM;
+	for (size_t j = 0; j < m; j++)
+		if (!(y[j] >= 0))
+			return -EDOM;
+	return pairs_estimate(x, n, y, m, conf, true, out);
 }
 
 void holm_adjust(const double *p, size_t k, double *adj)

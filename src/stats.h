@@ -36,6 +36,12 @@ struct shift {
 int shift_estimate(const double *x, size_t n, const double *y, size_t m,
 		   double conf, struct shift *out);
 
+/* The ratio y / x the same way, for figures never below 0: est, lo and
+ * hi are ratios (1.1 is 10% more). -EDOM if an x is not above 0 or a y
+ * is below 0. */
+int ratio_estimate(const double *x, size_t n, const double *y, size_t m,
+		   double conf, struct shift *out);
+
 /* Holm's adjusted p-values: reject those <= alpha, and the chance of
  * any false alarm among the k stays <= alpha. */
 void holm_adjust(const double *p, size_t k, double *adj);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* One function turns two snapshots into what every command prints. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "devices.h"
 #include "summary.h"
 
 #define MIB (1024.0 * 1024.0)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static double per_sec(uint64_t v, double secs)
 {
@@ -19,11 +21,101 @@ double mib_per_sec(uint64_t bytes, double secs)
 
 /* per MiB that reached the device when nothing was written by call
  * (writeback-only windows), else per MiB written by calls */
+uint64_t per_mib_base(uint64_t written, uint64_t bio_bytes)
+{
+	return written ? written : bio_bytes;
+}
+
 double bh_per_mib(uint64_t bh_alloc, uint64_t written, uint64_t bio_bytes)
 {
-	double mib = (double)(written ? written : bio_bytes) / MIB;
+	uint64_t base = per_mib_base(written, bio_bytes);
 
-	return mib > 0 ? (double)bh_alloc / mib : 0;
+	return base >= PER_MIB_MIN ? (double)bh_alloc / (base / MIB) : NAN;
+}
+
+static double ratio(uint64_t n, uint64_t d)
+{
+	return d ? (double)n / (double)d : NAN;
+}
+
+const char *sample_why(const struct path_summary *p, enum sample s)
+{
+	const struct bhp_path_stats *c = &p->c;
+
+	switch (s) {
+	case SAMPLE_COUNT:
+		return NULL;
+	case SAMPLE_WRITE:
+		return p->write_lat.count ? NULL : "no write call on this path";
+	case SAMPLE_DIO:
+		return p->dio_lat.count ? NULL : "no O_DIRECT call on this path";
+	case SAMPLE_WB:
+		return p->wb_lat.count ? NULL :
+					 "no writeback call on this path";
+	case SAMPLE_BIO:
+		return p->bio_size.count ? NULL : "no bio on this path";
+	case SAMPLE_READ:
+		return p->read_lat.count ? NULL : "no read on this path";
+	case SAMPLE_READ_BIO:
+		return p->read_bio_size.count ? NULL :
+						"no read bio on this path";
+	case SAMPLE_MKWRITE:
+		return p->mkwrite_lat.count ? NULL :
+					      "no page_mkwrite on this path";
+	case SAMPLE_MIB:
+		return per_mib_base(c->write_bytes + c->dio_bytes,
+				    c->bio_bytes) >= PER_MIB_MIN ? NULL :
+			"under 1 MiB written on this path";
+	case SAMPLE_READ_MIB:
+		return c->read_bio_bytes >= PER_MIB_MIN ? NULL :
+			"under 1 MiB read on this path";
+	case SAMPLE_CALL:
+		return c->write_calls + c->dio_calls ? NULL :
+			"no write call on this path";
+	case SAMPLE_PAGE:
+		return c->wb_pages ? NULL : "no page written back on this path";
+	}
+	return NULL;
+}
+
+bool path_idle(const struct path_summary *p)
+{
+	const struct bhp_path_stats *c = &p->c;
+
+	return !(c->write_calls | c->dio_calls | c->wb_calls | c->wb_pages |
+		 c->bio_count | c->bh_alloc | c->read_calls | c->read_pages |
+		 c->read_bio_count | c->mkwrite_calls | c->dwf_calls);
+}
+
+const char *path_figure_why(const struct run_info *info, unsigned int path,
+			    const struct path_summary *p, enum figure f,
+			    enum sample s)
+{
+	return figure_why(info, path, f) ?: sample_why(p, s);
+}
+
+static const char *const why_codes[][2] = {
+	{ "failed", "failed: its probe group could not be attached "
+		    "(bhprof probe says why)" },
+	{ "n/a", "n/a: the attach mode cannot see it" },
+	{ "absent", "absent: this kernel has no such function" },
+	{ "unrecorded", "unrecorded: an older bhprof wrote the file" },
+};
+
+const char *why_cell(const char *why)
+{
+	for (size_t i = 0; why && i < ARRAY_SIZE(why_codes); i++)
+		if (!strcmp(why, why_codes[i][0]))
+			return why;
+	return why ? "-" : NULL;
+}
+
+const char *why_text(const char *why)
+{
+	for (size_t i = 0; why && i < ARRAY_SIZE(why_codes); i++)
+		if (!strcmp(why, why_codes[i][0]))
+			return why_codes[i][1];
+	return why;
 }
 
 /* Everything of a path summary that follows from its counters and
@@ -40,8 +132,9 @@ static void path_derive(struct path_summary *ps, double secs)
 	dist_of(&ps->hist[HIST_READ_BIO_SIZE], &ps->read_bio_size, EST_LOW);
 	dist_of(&ps->hist[HIST_MKWRITE_LAT], &ps->mkwrite_lat, EST_MID);
 	ps->read_bio_mbps = mib_per_sec(c->read_bio_bytes, secs);
-	ps->read_bios_per_mib = c->read_bio_bytes ?
-		(double)c->read_bio_count / ((double)c->read_bio_bytes / MIB) : 0;
+	ps->read_bios_per_mib = c->read_bio_bytes >= PER_MIB_MIN ?
+		(double)c->read_bio_count / ((double)c->read_bio_bytes / MIB) :
+		NAN;
 	ps->write_mbps = mib_per_sec(c->write_bytes + c->dio_bytes, secs);
 	ps->bio_mbps = mib_per_sec(c->bio_bytes, secs);
 	ps->write_calls_ps = per_sec(c->write_calls + c->dio_calls, secs);
@@ -50,7 +143,12 @@ static void path_derive(struct path_summary *ps, double secs)
 	ps->bh_alloc_ps = per_sec(c->bh_alloc, secs);
 	ps->bh_per_mib = bh_per_mib(c->bh_alloc, c->write_bytes + c->dio_bytes,
 				    c->bio_bytes);
-	ps->mean_bio = c->bio_count ? (double)c->bio_bytes / c->bio_count : 0;
+	ps->bios_per_mib = bh_per_mib(c->bio_count,
+				      c->write_bytes + c->dio_bytes,
+				      c->bio_bytes);
+	ps->bh_per_call = ratio(c->bh_alloc, c->write_calls + c->dio_calls);
+	ps->bh_per_page = ratio(c->bh_alloc, c->wb_pages);
+	ps->mean_bio = ratio(c->bio_bytes, c->bio_count);
 }
 
 static void path_summarize(const struct snapshot *d, unsigned int p,

@@ -30,6 +30,9 @@ struct path_summary {
 	double bio_mbps;		/* MiB/s submitted as bios */
 	double write_calls_ps, bios_ps, pages_ps, bh_alloc_ps;
 	double bh_per_mib;		/* bh allocations per MiB written */
+	double bios_per_mib;		/* bios per MiB written, same rule */
+	double bh_per_call;		/* bh allocations per write call */
+	double bh_per_page;		/* ... per page written back */
 	double mean_bio;		/* bytes */
 	struct bhp_hist hist[NR_HIST_KINDS];	/* the window's histograms */
 	/* whole-run figures, only in the "any" of gate (callers_any()) */
@@ -66,6 +69,45 @@ struct summary {
 	struct caller_row callers[MAX_SNAP_CALLERS];
 };
 
+/*
+ * What a figure computed from samples needs: without it the figure is
+ * unknown, never zero. A count or a rate over the window needs nothing:
+ * no call counted is a measured zero.
+ */
+enum sample {
+	SAMPLE_COUNT,	/* counts and rates */
+	SAMPLE_WRITE,	/* buffered write latency: a write call */
+	SAMPLE_DIO,	/* O_DIRECT latency: an O_DIRECT call */
+	SAMPLE_WB,	/* writeback latency: a writeback call */
+	SAMPLE_BIO,	/* bio sizes: a bio */
+	SAMPLE_READ,	/* read latency: a read_folio or readahead */
+	SAMPLE_READ_BIO,	/* read bio sizes: a read bio */
+	SAMPLE_MKWRITE,	/* page_mkwrite latency: a fault */
+	SAMPLE_MIB,	/* per MiB written: 1 MiB written (PER_MIB_MIN) */
+	SAMPLE_READ_MIB,	/* per MiB read as bios: 1 MiB of them */
+	SAMPLE_CALL,	/* per write call: a write call */
+	SAMPLE_PAGE,	/* per page written back: a page */
+};
+
+/* a per-MiB figure over less is noise: 3 bytes written, 1.6 M bh/MiB */
+#define PER_MIB_MIN (1024 * 1024)
+
+/* why p has no sample for s ("no write call on this path"), NULL if it
+ * has one */
+const char *sample_why(const struct path_summary *p, enum sample s);
+/* did the path see no event at all: no call, page, bio or buffer_head */
+bool path_idle(const struct path_summary *p);
+/* figure_why() first, then sample_why() */
+const char *path_figure_why(const struct run_info *info, unsigned int path,
+			    const struct path_summary *p, enum figure f,
+			    enum sample s);
+/* a why code as a sentence: "n/a" is "n/a: the attach mode cannot see
+ * it"; sample reasons are sentences already */
+const char *why_text(const char *why);
+/* a why in a table cell: the code itself, or "-" for a sample reason
+ * (the path had nothing to measure); NULL for NULL */
+const char *why_cell(const char *why);
+
 /* Both paths as one: the workload's figures whatever path carried them
  * (a block device moves from bh to iomap without buffer heads). out may
  * not be a or b. */
@@ -90,8 +132,10 @@ uint64_t hist_bucket_low(unsigned int idx);
 uint64_t nearest_rank(uint64_t n, double p);
 double mib_per_sec(uint64_t bytes, double secs);
 /* buffer_heads per MiB written by calls, or per MiB of bios when no call
- * wrote (a writeback-only window) */
+ * wrote (a writeback-only window); NAN under PER_MIB_MIN */
 double bh_per_mib(uint64_t bh_alloc, uint64_t written, uint64_t bio_bytes);
+/* what bh_per_mib divides by, in bytes */
+uint64_t per_mib_base(uint64_t written, uint64_t bio_bytes);
 /* per-device log2 slots: slot s holds sizes in [2^s, 2^(s+1)); the
  * percentile is read at the slot's lower edge */
 uint64_t log2_percentile(const uint64_t *slots, double p);

@@ -3,6 +3,7 @@
  * The live screen's life (curses up and down, whatever way the run ends)
  * and the state it shows, fed once per interval by top.c.
  */
+#include <math.h>
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -224,8 +225,10 @@ void tui_feed(struct tui *t, const struct snapshot *base,
 	for (uint32_t i = 0; i < t->cum_devs.nr; i++)
 		seen_add(t, t->cum_devs.d[i].dev);
 	for (unsigned int p = 0; p < NR_PATHS; p++)
+		/* an interval without a call has no p99: a gap, not 0 */
 		ring_push(&t->ring[p], t->win.path[p].write_mbps,
-			  (double)t->win.path[p].write_lat.p99);
+			  t->win.path[p].write_lat.count ?
+				  (double)t->win.path[p].write_lat.p99 : NAN);
 	t->since_reset = t->cum.secs;
 	t->fed = true;
 }

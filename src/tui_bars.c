@@ -4,6 +4,7 @@
  * sparklines. Everything degrades to ASCII when the locale is not UTF-8,
  * so a serial console or LANG=C still gets a readable screen.
  */
+#include <math.h>
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,11 +157,17 @@ void tui_hbar(const struct tui *t, int y, int x, int w, double frac)
 		tui_put(y, x + i, 1, eighths[cells % 8]);
 }
 
-/* level 0 is zero itself, so an idle path reads as a flat floor */
+/* level 0 is zero itself, so an idle path reads as a flat floor; NAN
+ * (nothing measured, as a latency without a call) is left blank */
 static void spark_cell(const struct tui *t, int y, int x, double v,
 		       double max)
 {
 	int lvl = 0;
+
+	if (isnan(v)) {
+		tui_put(y, x, 1, " ");
+		return;
+	}
 
 	if (v > 0 && max > 0) {
 		lvl = 1 + (int)(v / max * 6.999);

@@ -6,6 +6,7 @@
  * sent with one doupdate(); curses sends only the cells that changed, so
  * the screen never flickers.
  */
+#include <math.h>
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -499,8 +500,17 @@ static void rows_bh(const struct tui *t, const struct tui_layout *l, int *y)
 	tui_fmt_num(v[1], sizeof(v[1]), b->bh_alloc_ps);
 	row_pair(t, l, (*y)++, "bh allocs/s", v,
 		 pick(a->bh_alloc_ps, b->bh_alloc_ps, LOWER, both));
-	snprintf(v[0], sizeof(v[0]), "%.1f", a->bh_per_mib);
-	snprintf(v[1], sizeof(v[1]), "%.1f", b->bh_per_mib);
+	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		const char *why = path_figure_why(t->info, p, &t->win.path[p],
+						  FIG_BH, SAMPLE_MIB);
+
+		if (why)
+			snprintf(v[p], sizeof(v[p]), "%s", why_cell(why));
+		else
+			snprintf(v[p], sizeof(v[p]), "%.1f",
+				 t->win.path[p].bh_per_mib);
+	}
+	both = both && isfinite(a->bh_per_mib) && isfinite(b->bh_per_mib);
 	row_pair(t, l, (*y)++, "bh per MiB", v,
 		 pick(a->bh_per_mib, b->bh_per_mib, LOWER, both));
 }

@@ -5,6 +5,7 @@
  * the per-device table over the last interval. Distributions want many
  * events to mean anything, so they accumulate; rates stay live.
  */
+#include <math.h>
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -300,17 +301,27 @@ static void view_bio(const struct tui *t, const struct tui_layout *l, int y,
 	draw_groups(t, l, y, rows, &g);
 }
 
-/* a value right-aligned in the column, a bar against the pair's larger */
+static double fin0(double v)
+{
+	return isfinite(v) ? v : 0;
+}
+
+/* a value right-aligned in the column, a bar against the pair's larger;
+ * NAN (under 1 MiB for a per-MiB figure) reads "-" */
 static void bh_row(const struct tui *t, const struct tui_layout *l, int y,
 		   const char *label, const double v[NR_PATHS], bool bytes)
 {
-	double top = v[0] > v[1] ? v[0] : v[1];
+	double top = fmax(fin0(v[0]), fin0(v[1]));
 
 	tui_put(y, 1, l->label_w - 2, label);
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		char s[32];
 		int n;
 
+		if (!isfinite(v[p])) {
+			tui_put(y, l->x[p] + l->val_w - 1, 1, "-");
+			continue;
+		}
 		if (bytes)
 			fmt_bytes(s, sizeof(s), v[p]);
 		else
@@ -349,6 +360,9 @@ static void view_bh(const struct tui *t, const struct tui_layout *l, int y,
 	BH_ROW("written, total",
 	       (double)(c[p].c.write_bytes + c[p].c.dio_bytes), true);
 	BH_ROW("per MiB, total", c[p].bh_per_mib, false);
+	/* what small writes are judged by: per MiB needs a MiB */
+	BH_ROW("per write call", c[p].bh_per_call, false);
+	BH_ROW("per wb page", c[p].bh_per_page, false);
 #undef BH_ROW
 	if (y >= end)
 		return;
@@ -368,18 +382,18 @@ static void view_bh(const struct tui *t, const struct tui_layout *l, int y,
 				     0));
 }
 
-/* one figure of each path, or why it is unknown ("n/a", "failed") */
-static void read_row(const struct tui *t, const struct tui_layout *l, int y,
-		     const char *label, const double v[NR_PATHS], char kind,
-		     const char *why)
+/* one figure of each path, or why it is unknown ("n/a", "failed", "-") */
+static void read_row2(const struct tui *t, const struct tui_layout *l, int y,
+		      const char *label, const double v[NR_PATHS], char kind,
+		      const char *const why[NR_PATHS])
 {
 	tui_put(y, 1, l->label_w - 2, label);
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		char s[32];
 		int n;
 
-		if (why)
-			snprintf(s, sizeof(s), "%s", why);
+		if (why[p])
+			snprintf(s, sizeof(s), "%s", why_cell(why[p]));
 		else if (kind == 'b')
 			fmt_bytes(s, sizeof(s), v[p]);
 		else if (kind == 't')
@@ -389,6 +403,15 @@ static void read_row(const struct tui *t, const struct tui_layout *l, int y,
 		n = (int)strlen(s);
 		tui_put(y, l->x[p] + l->val_w - n, n, s);
 	}
+}
+
+static void read_row(const struct tui *t, const struct tui_layout *l, int y,
+		     const char *label, const double v[NR_PATHS], char kind,
+		     const char *why)
+{
+	const char *const w[NR_PATHS] = { why, why };
+
+	read_row2(t, l, y, label, v, kind, w);
 }
 
 /* Reads, page_mkwrite faults and O_DIRECT fallbacks: rates over the
@@ -411,21 +434,37 @@ static void view_read(const struct tui *t, const struct tui_layout *l, int y,
 			 figure_why(in, PATH_BH, fig));             \
 	} while (0)
 
+/* a figure from samples: "-" on a path without one */
+#define DIST_ROW(label, expr, kind, fig, smp)                       \
+	do {                                                        \
+		const char *why[NR_PATHS];                          \
+		if (y >= end)                                       \
+			return;                                     \
+		for (unsigned int p = 0; p < NR_PATHS; p++) {       \
+			v[p] = (expr);                              \
+			why[p] = path_figure_why(in, p, &c[p], fig, \
+						 smp);              \
+		}                                                   \
+		read_row2(t, l, y++, label, v, kind, why);          \
+	} while (0)
+
 	READ_ROW("read MiB/s", w[p].read_bio_mbps, 'n', FIG_READ_BIOS);
 	READ_ROW("read bios/s", w[p].c.read_bio_count / secs, 'n',
 		 FIG_READ_BIOS);
 	READ_ROW("read calls/s", w[p].c.read_calls / secs, 'n', FIG_READ);
 	READ_ROW("pages read/s", w[p].c.read_pages / secs, 'n',
 		 FIG_READ_PAGES);
-	READ_ROW("read bio p50", (double)c[p].read_bio_size.p50, 'b',
-		 FIG_READ_BIOS);
-	READ_ROW("read lat p99", (double)c[p].read_lat.p99, 't', FIG_READ);
+	DIST_ROW("read bio p50", (double)c[p].read_bio_size.p50, 'b',
+		 FIG_READ_BIOS, SAMPLE_READ_BIO);
+	DIST_ROW("read lat p99", (double)c[p].read_lat.p99, 't', FIG_READ,
+		 SAMPLE_READ);
 	READ_ROW("read bh, total", (double)c[p].c.read_bh_alloc, 'n',
 		 FIG_READ_BH);
 	READ_ROW("mkwrite/s", w[p].c.mkwrite_calls / secs, 'n',
 		 FIG_MKWRITE);
 	READ_ROW("dio fallbacks", (double)c[p].c.dwf_calls, 'n', FIG_DWF);
 #undef READ_ROW
+#undef DIST_ROW
 }
 
 static const char *const view_names[NR_VIEWS] = {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The gate's statistics and rule parser, against values worked by hand. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include "harness.h"
@@ -144,4 +145,29 @@ TEST(rules_file_text)
 	CHECK(rules_parse_text(broken, sizeof(broken) - 1, rules, &n, err,
 			       sizeof(err)) == -1);
 	CHECK(!strncmp(err, "2: ", 3));
+}
+
+TEST(ratio_interval_stays_in_range)
+{
+	/* a throughput that fell a lot and spread: the shift's interval
+	 * over the median ran past -100%, the ratio's cannot */
+	const double x[] = { 100, 300, 120, 900, 110 };
+	const double y[] = { 5, 40, 10, 60, 2 };
+	const double zero[] = { 0, 1, 2 }, some[] = { 1, 2, 3 };
+	struct shift s;
+
+	CHECK(!shift_estimate(x, 5, y, 5, 0.95, &s));
+	CHECK(s.lo / 120 < -1);	/* what gate printed before */
+	CHECK(!ratio_estimate(x, 5, y, 5, 0.95, &s));
+	CHECK(s.have_ci);
+	CHECK(s.lo >= 0 && s.lo <= s.est && s.est <= s.hi);
+	/* x = {1,2,3,4,5}, y = 2x: every ratio's median is 2 */
+	{
+		const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10 };
+
+		CHECK(!ratio_estimate(a, 5, b, 5, 0.95, &s));
+		CHECK(NEAR(s.est, 2));
+	}
+	/* no ratio from a zero baseline */
+	CHECK(ratio_estimate(zero, 3, some, 3, 0.95, &s) == -EDOM);
 }

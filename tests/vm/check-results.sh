@@ -247,10 +247,12 @@ $stat as $s |
 $r + { checks: (
   [ chk("ran"; ($rc == 0 and $s.command.exit_status == 0 and ($ws | length) + ($rs | length) > 0);
         "rc=\($rc) exit_status=\($s.command.exit_status) writers=\($ws | length) readers=\($rs | length)") ]
-  # page_mkwrite has no tracepoint: tracepoint mode leaves it unattached
+  # page_mkwrite and direct_write_fallback have no tracepoint: in
+  # tracepoint mode they run in no mode ("none"), never "tracepoint"
   + [ ($s.attach // {}) | to_entries[] | select(.key != "bio") |
-      chk("attach \(.key)"; (.value == $mode or .value == "absent" or
-            ($mode == "tracepoint" and (.key | startswith("mkwrite_")) and .value == "none"));
+      ($mode == "tracepoint" and ((.key | startswith("mkwrite_")) or .key == "dio_fallback")) as $blind |
+      chk("attach \(.key)"; (.value == "absent" or
+            (if $blind then .value == "none" else .value == $mode end));
           "\(.key)=\(.value)") ]
   + [ chk("attach bio"; ($s.attach.bio == "tracepoint"); "bio=\($s.attach.bio)") ]
   + [ chk("no lost events"; ($s.lost == 0); "lost=\($s.lost)") ]
@@ -301,11 +303,13 @@ $r + { checks: (
         chk("\($p) writeback unseen"; ($g.writeback.calls == null and $g.writeback.lat_ns == null);
             "tracepoint mode: writeback calls=\($g.writeback.calls), lat_ns=\($g.writeback.lat_ns | tojson)")
       else
-        chk("\($p) writeback latency"; ($g.writeback.calls != null and $g.writeback.lat_ns.count == $g.writeback.calls);
+        chk("\($p) writeback latency"; ($g.writeback.calls != null and ($g.writeback.lat_ns.count // 0) == $g.writeback.calls);
             "\($g.writeback.calls) calls, \($g.writeback.lat_ns.count) latencies, p50 \($g.writeback.lat_ns.p50) ns")
       end),
-      chk("\($p) write latency"; ($g.write.lat_ns.count == $g.write.calls and ($g.write.calls == 0 or $g.write.lat_ns.p50 > 0))
-          and ($g.direct.lat_ns.count == $g.direct.calls and ($g.direct.calls == 0 or $g.direct.lat_ns.p50 > 0));
+      # no call: no latency at all (null), never a zero
+      chk("\($p) write latency"; (($g.write.lat_ns.count // 0) == $g.write.calls and ($g.write.calls == 0 or $g.write.lat_ns.p50 > 0))
+          and (($g.direct.lat_ns.count // 0) == $g.direct.calls and ($g.direct.calls == 0 or $g.direct.lat_ns.p50 > 0))
+          and ($g.write.calls > 0 or $g.write.lat_ns == null) and ($g.direct.calls > 0 or $g.direct.lat_ns == null);
           "write \($g.write.calls) calls/\($g.write.lat_ns.count) latencies p50 \($g.write.lat_ns.p50) ns, direct \($g.direct.calls)/\($g.direct.lat_ns.count) p50 \($g.direct.lat_ns.p50) ns") ]
   # buffer heads: one per block written on the bh path, none on iomap
   + [ select($exp.bh.wbytes > 0) | $s.paths.bh.bh_alloc as $n |
@@ -337,7 +341,7 @@ $r + { checks: (
         chk("\($p) reads quiet"; ($g.read_bio.count == 0 and (($g.read.calls // 0) == 0));
             "no reader on \($p): \($g.read_bio.count) read bios, \($g.read.calls) read calls")
       else
-        chk("\($p) read bios"; ($g.read_bio.bytes >= $e.bytes and ($g.read_bio.size_bytes.count == $g.read_bio.count));
+        chk("\($p) read bios"; ($g.read_bio.bytes >= $e.bytes and (($g.read_bio.size_bytes.count // 0) == $g.read_bio.count));
             "\($g.read_bio.count) read bios \($g.read_bio.bytes) B >= \($e.bytes) B read, \($g.read_bio.size_bytes.count) sizes"),
         chk("\($p) read pages"; ($g.read.pages * $pgsz >= $e.buffered);
             "\($g.read.pages) pages asked for, \($e.buffered) B read through the page cache"),
@@ -346,7 +350,7 @@ $r + { checks: (
                "tracepoint mode: read calls=\($g.read.calls), lat_ns=\($g.read.lat_ns | tojson)")
          else
            chk("\($p) read calls vs kernel"; (short_ok($g.read.calls; kread($p)) and ($e.buffered == 0 or $g.read.calls > 0)
-                and $g.read.lat_ns.count == $g.read.calls);
+                and ($g.read.lat_ns.count // 0) == $g.read.calls);
                "bhprof \($g.read.calls) calls (\($g.read.lat_ns.count) latencies, p50 \($g.read.lat_ns.p50) ns), kernel kprobes \(kread($p))")
          end)
       end ]

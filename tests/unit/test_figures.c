@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A figure with nothing behind it is unknown, never zero. */
+#include <math.h>
+#include <string.h>
+#include "harness.h"
+#include "metrics.h"
+#include "summary.h"
+
+static void one_path(struct path_summary *p, uint64_t calls, uint64_t bytes,
+		     uint64_t bh, uint64_t pages)
+{
+	static struct path_summary in, zero;
+
+	memset(&in, 0, sizeof(in));
+	in.c.write_calls = calls;
+	in.c.write_bytes = bytes;
+	in.c.bh_alloc = bh;
+	in.c.wb_pages = pages;
+	if (calls)
+		in.hist[HIST_WRITE_LAT].b[10] = calls;
+	/* derives every figure, as summarize() does */
+	path_merge(&in, &zero, 1, p);
+}
+
+TEST(idle_path_figures_unknown)
+{
+	struct path_summary p;
+	struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	in.features = RUN_F_READS;
+	one_path(&p, 0, 0, 0, 0);
+	CHECK(path_idle(&p));
+	CHECK(sample_why(&p, SAMPLE_COUNT) == NULL);
+	CHECK(sample_why(&p, SAMPLE_WRITE) != NULL);
+	CHECK(sample_why(&p, SAMPLE_BIO) != NULL);
+	CHECK(sample_why(&p, SAMPLE_MIB) != NULL);
+	CHECK(!isfinite(p.bh_per_mib) && !isfinite(p.bh_per_call));
+	/* each metric gate and diff judge has its reason */
+	CHECK(metric_why(metric_find("write.lat.p99"), &in, PATH_IOMAP, &p));
+	CHECK(!metric_why(metric_find("write.calls"), &in, PATH_IOMAP, &p));
+	CHECK(!strcmp(why_cell(sample_why(&p, SAMPLE_WRITE)), "-"));
+	CHECK(!strcmp(why_cell("n/a"), "n/a"));
+	CHECK(strstr(why_text("n/a"), "attach mode"));
+}
+
+TEST(per_mib_needs_one_mib)
+{
+	struct path_summary p;
+
+	/* issue 21: 800 writes of 3 bytes, 3834 buffer_heads */
+	one_path(&p, 800, 2400, 3834, 2);
+	CHECK(!path_idle(&p));
+	CHECK(sample_why(&p, SAMPLE_MIB) != NULL);
+	CHECK(!isfinite(p.bh_per_mib));
+	CHECK(sample_why(&p, SAMPLE_CALL) == NULL);
+	CHECK(fabs(p.bh_per_call - 3834.0 / 800) < 1e-9);
+	CHECK(fabs(p.bh_per_page - 3834.0 / 2) < 1e-9);
+	/* 1 MiB exactly is enough */
+	one_path(&p, 16, 1 << 20, 256, 256);
+	CHECK(sample_why(&p, SAMPLE_MIB) == NULL);
+	CHECK(fabs(p.bh_per_mib - 256) < 1e-9);
+}
