@@ -303,14 +303,15 @@ static void alive_json(struct json *j, const struct run_info *info,
 	json_obj_close(j);
 }
 
-void callers_json(struct json *j, const struct run_info *info,
-		  const struct summary *s)
+void callers_json(struct json *j, struct json_whys *w,
+		  const struct run_info *info, const struct summary *s)
 {
+	static const char why[] = "not recorded: the run had no --callers";
 	static struct callers_table t;
 
 	if (!callers_known(info)) {
-		json_null(j, "callers");
-		json_null(j, "bh_alive");
+		json_null_why(j, w, "callers", why);
+		json_null_why(j, w, "bh_alive", why);
 		return;
 	}
 	callers_tables(s, &t);

@@ -34,9 +34,10 @@ void callers_tables(const struct summary *s, struct callers_table *t);
 /* the top chains (whole with full), owners, and freed and alive */
 void callers_text(FILE *f, const struct run_info *info,
 		  const struct summary *s, bool full);
-/* members "callers" and "bh_alive" of the object open in j */
-void callers_json(struct json *j, const struct run_info *info,
-		  const struct summary *s);
+/* members "callers" and "bh_alive" of the object open in j; null, with
+ * the reason in w, for a run without --callers */
+void callers_json(struct json *j, struct json_whys *w,
+		  const struct run_info *info, const struct summary *s);
 /* gate's any.: the whole run's figures a path summary lacks */
 void callers_any(const struct summary *s, struct path_summary *any);
 /* one "root;...;leaf count" line per chain */

@@ -346,11 +346,10 @@ static void total_json(const struct jctx *top, const char *key,
 }
 
 void summary_json_fields(struct json *j, const struct run_info *info,
-			 const struct summary *s)
+			 const struct summary *s, struct json_whys *w)
 {
 	const char *bh = figure_why(info, PATH_BH, FIG_BH_TOTAL);
-	struct json_whys w = { 0 };
-	const struct jctx c = { j, &w, NULL };
+	const struct jctx c = { j, w, NULL };
 
 	json_str(j, "bhprof_version", info->version);
 	kernel_json(j, info);
@@ -371,7 +370,6 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	json_u64(j, "lost", s->glob.ctx_lost);
 	overhead_json(&c, s);
 	devices_json(&c, info, s);
-	json_whys_close(j, &w);
 }
 
 /* ---- text ---- */

@@ -9,9 +9,11 @@
 
 /* Members of the top-level JSON object (kernel, attach, probes, paths,
  * devices, ...); the caller opens and closes the object so it can add
- * its own members (intervals, command). */
+ * its own members (callers, intervals, command). The reasons for its
+ * null figures gather in w, which the caller closes (json_whys_close)
+ * once its own figures are in. */
 void summary_json_fields(struct json *j, const struct run_info *info,
-			 const struct summary *s);
+			 const struct summary *s, struct json_whys *w);
 /* One path's metrics as a JSON object named key. */
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path);

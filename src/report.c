@@ -318,12 +318,14 @@ static void intervals_json(struct json *j, const struct loaded_run *run)
 
 static void report_json(FILE *f, const struct loaded_run *run)
 {
+	struct json_whys w = { 0 };
 	struct json j;
 
 	json_init(&j, f, true);
 	json_obj_open(&j, NULL);
-	summary_json_fields(&j, recfile_info(run->rec), run->sum);
-	callers_json(&j, recfile_info(run->rec), run->sum);
+	summary_json_fields(&j, recfile_info(run->rec), run->sum, &w);
+	callers_json(&j, &w, recfile_info(run->rec), run->sum);
+	json_whys_close(&j, &w);
 	recording_json(&j, run);
 	command_json(&j, run);
 	intervals_json(&j, run);

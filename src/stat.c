@@ -74,6 +74,7 @@ static void command_json(struct json *j, const struct run_opts *o,
 static void print_result(const struct run_opts *o, const struct run_state *st,
 			 const struct summary *s)
 {
+	struct json_whys w = { 0 };
 	struct json j;
 
 	if (!o->json) {
@@ -87,9 +88,10 @@ static void print_result(const struct run_opts *o, const struct run_state *st,
 	}
 	json_init(&j, stdout, true);
 	json_obj_open(&j, NULL);
-	summary_json_fields(&j, &st->info, s);
+	summary_json_fields(&j, &st->info, s, &w);
 	if (o->callers)
-		callers_json(&j, &st->info, s);
+		callers_json(&j, &w, &st->info, s);
+	json_whys_close(&j, &w);
 	command_json(&j, o, st);
 	json_obj_close(&j);
 	json_end(&j);
