@@ -104,7 +104,9 @@ struct tui_layout {
 void tui_draw_panel(const struct tui *t, const struct tui_layout *l, int y,
 		    int rows);
 int tui_dev_rows(const struct tui *t);
-/* tui_callers.c: the callers view (--callers) */
+/* tui_callers.c: the callers view (--callers), which only a run with
+ * --callers has: without, Tab passes it by and the tab bar leaves it out */
+bool tui_view_on(const struct tui *t, enum tui_view v);
 void tui_view_callers(const struct tui *t, const struct tui_layout *l, int y,
 		      int rows);
 void tui_draw_devs(const struct tui *t, const struct tui_layout *l, int y,

@@ -10,6 +10,11 @@
 #include "output.h"
 #include "tui.h"
 
+bool tui_view_on(const struct tui *t, enum tui_view v)
+{
+	return v != VIEW_CALLERS || callers_known(t->info);
+}
+
 static int alive_line(const struct tui *t, int y, int w)
 {
 	const struct summary *s = &t->cum;

@@ -61,7 +61,9 @@ static enum tui_req filter_key(struct tui *t, int dir)
 
 static enum tui_req view_key(struct tui *t, int dir)
 {
-	t->view = (enum tui_view)((t->view + NR_VIEWS + dir) % NR_VIEWS);
+	do
+		t->view = (enum tui_view)((t->view + NR_VIEWS + dir) % NR_VIEWS);
+	while (!tui_view_on(t, t->view));
 	return REQ_REDRAW;
 }
 

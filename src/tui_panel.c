@@ -485,6 +485,9 @@ static void panel_tabs(const struct tui *t, const struct tui_layout *l, int y)
 	for (int v = 0; v < NR_VIEWS; v++) {
 		int a = v == (int)t->view ? A_REVERSE | A_BOLD : A_NORMAL;
 
+		if (!tui_view_on(t, v))
+			continue;
+
 		attron(a);
 		x += tui_putf(y, x, l->w - x, " %s ", view_names[v]);
 		attroff(a);
