@@ -97,4 +97,33 @@ with=$(progs --callers)
 without=$(progs)
 check "--callers loads its programs ($with)" test "$with" -gt 0
 check "no --callers: none of them ($without)" test "$without" = 0
+
+# top: the callers view is a tab of a --callers run only; Tab passes it by
+# without. The load runs while top shows it.
+if command -v tmux > /dev/null; then
+	tabs_to() { # tabs_to N: the tab bar after N presses of Tab
+		local i
+		for i in $(seq "$1"); do tmux send-keys -t cal Tab; sleep 0.3; done
+		sleep 0.8
+		tmux capture-pane -p -t cal
+	}
+	tmux kill-session -t cal 2> /dev/null
+	tmux new-session -d -s cal -x 120 -y 40 "$BHPROF top -i 0.5 --callers"
+	sleep 3
+	( M=$M load ) > /dev/null 2>&1
+	scr=$(tabs_to 4)
+	check "top --callers: Tab reaches the callers view" \
+		grep -q '^ *caller .*owner' <<< "$scr"
+	check "top --callers: it names a caller and the buffer_heads alive" \
+		grep -Eq '^ +[0-9]+ [a-z_0-9]+.*|alive [+-][0-9]+' <<< "$scr"
+	tmux kill-session -t cal 2> /dev/null
+	tmux new-session -d -s cal -x 120 -y 40 "$BHPROF top -i 0.5"
+	sleep 3
+	scr=$(tabs_to 4)
+	check "top without --callers: no callers tab, Tab wraps to latency" \
+		bash -c '! grep -q " callers " <<< "$1" && grep -q " write latency " <<< "$1"' _ "$scr"
+	tmux kill-session -t cal 2> /dev/null
+else
+	bad "top --callers: no tmux (tests/install-deps.sh installs it)"
+fi
 finish
