@@ -16,6 +16,7 @@
 #include "attach.h"
 #include "callers.h"
 #include "collector.h"
+#include "devices.h"
 #include "kernel.h"
 #include "bhprof.skel.h"
 
@@ -44,6 +45,10 @@ struct collector {
 	void *percpu;	/* scratch for one per-CPU value */
 	/* --callers: chain id + 1 of each kernel stack id, 0 unseen */
 	uint32_t chain_of[BHP_MAX_STACKS];
+	/* -d devices, and which of them were gone at the last read */
+	uint32_t nr_devs;
+	uint32_t devs[MAX_FILTER_DEVS];
+	uint32_t gone;
 };
 
 static bool verbose;
@@ -401,6 +406,8 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	if (!c)
 		goto out;
 	c->self.fd = -1;
+	c->nr_devs = o->nr_filter_devs;
+	memcpy(c->devs, o->filter_devs, sizeof(c->devs));
 	c->nr_cpus = libbpf_num_possible_cpus();
 	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist));
 	if (!c->percpu)
@@ -651,6 +658,37 @@ static int read_callers(struct collector *c, struct snapshot *s)
 	return 0;
 }
 
+/*
+ * A -d device that vanishes (a detached loop device, a removed disk) or
+ * comes back is said once on stderr, as it happens, and marked in the
+ * snapshot: the rest of the run goes on counting, and the same MAJ:MIN
+ * counts again once it is back.
+ */
+static void watch_devs(struct collector *c, struct snapshot *s)
+{
+	char name[64];
+
+	for (uint32_t i = 0; i < c->nr_devs; i++) {
+		uint64_t n = dev_sectors(c->devs[i]);
+		bool gone = !n, was = c->gone & (1u << i);
+
+		if (gone == was)
+			continue;
+		c->gone ^= 1u << i;
+		dev_name(c->devs[i], name, sizeof(name));
+		if (gone)
+			fprintf(stderr, "bhprof: device %s (%u:%u) is gone (no "
+				"size): still counting the rest\n", name,
+				KDEV_MAJOR(c->devs[i]), KDEV_MINOR(c->devs[i]));
+		else
+			fprintf(stderr, "bhprof: device %s (%u:%u) is back, "
+				"%llu sectors: counting it again\n", name,
+				KDEV_MAJOR(c->devs[i]), KDEV_MINOR(c->devs[i]),
+				(unsigned long long)n);
+	}
+	s->dev_gone = c->gone;
+}
+
 int collector_read(struct collector *c, struct snapshot *s)
 {
 	int ps = bpf_map__fd(c->skel->maps.path_stats);
@@ -672,6 +710,7 @@ int collector_read(struct collector *c, struct snapshot *s)
 	if (!err)
 		err = read_callers(c, s);
 	read_self(c, s);
+	watch_devs(c, s);
 	return err;
 }
 

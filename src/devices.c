@@ -38,6 +38,23 @@ static int exists_as_block(uint32_t dev)
 	return stat(path, &st) == 0;
 }
 
+uint64_t dev_sectors(uint32_t dev)
+{
+	unsigned long long n = 0;
+	char path[80];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size",
+		 KDEV_MAJOR(dev), KDEV_MINOR(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &n) != 1)
+		n = 0;
+	fclose(f);
+	return n;
+}
+
 /* decimal digits only, below limit: sscanf's %u took "-1" and " 7" */
 static const char *dec_field(const char *s, unsigned int limit,
 			     unsigned int *out)

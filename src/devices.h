@@ -12,5 +12,8 @@ int dev_parse(const char *s, uint32_t *dev);
 int dev_parse_majmin(const char *s, uint32_t *dev);
 /* the kernel's name for dev, or "MAJ:MIN" if it has none (any more) */
 const char *dev_name(uint32_t dev, char *buf, size_t len);
+/* 0 when dev is gone: no /sys/dev/block entry, or a size of 0 sectors (a
+ * detached loop device keeps its entry); else its size in sectors */
+uint64_t dev_sectors(uint32_t dev);
 
 #endif /* BHPROF_DEVICES_H */

@@ -731,6 +731,11 @@ static bool dec_snapshot(struct dec *d, const uint8_t *p, size_t n,
 		case S_MOUNTS:
 			dec_mounts(&b);
 			break;
+		case S_DEV_GONE:
+			v = rd_varint(&b);
+			if (d->apply)
+				d->dst->dev_gone = (uint32_t)v;
+			break;
 		}
 		if (b.bad) {
 			*why = "malformed section";

@@ -629,6 +629,9 @@ static void enc_snapshot(struct recwriter *w, const struct snapshot *s,
 	enc_devs(sec, s, p);
 	if (sec->len)
 		put_section(b, S_DEVS, sec);
+	/* state: a keyframe says it when set, a delta when it changed */
+	if (p ? p->dev_gone != s->dev_gone : s->dev_gone != 0)
+		put_u64_sec(b, S_DEV_GONE, s->dev_gone);
 	if (w->callers)
 		enc_callers(w, s, p);
 }

@@ -18,6 +18,32 @@
 
 #define HTML_ROWS 600	/* enough points for a chart, few enough to draw */
 
+/* a -d device named by what the recording knew of it: "loop0 (7:0)" */
+static const char *event_dev(const struct loaded_run *run, uint32_t dev,
+			     char *buf, size_t len)
+{
+	const char *n = recfile_dev_name(run->rec, dev);
+	char d[32];
+
+	snprintf(buf, len, "%s (%s)", n ? n : "?",
+		 fmt_dev(d, sizeof(d), dev));
+	return buf;
+}
+
+static void dev_events_text(FILE *f, const struct loaded_run *run)
+{
+	char b[96];
+
+	for (size_t i = 0; i < run->nr_events; i++)
+		fprintf(f, "device %s %s at +%.1f s\n",
+			event_dev(run, run->events[i].dev, b, sizeof(b)),
+			run->events[i].gone ? "vanished" : "came back",
+			run->events[i].at_s);
+	if (run->more_events)
+		fprintf(f, "device: %zu more vanishings and returns\n",
+			run->more_events);
+}
+
 /* ---- text ---- */
 
 static void recording_text(FILE *f, const struct loaded_run *run)
@@ -47,6 +73,7 @@ static void recording_text(FILE *f, const struct loaded_run *run)
 		}
 		fputc('\n', f);
 	}
+	dev_events_text(f, run);
 	fprintf(f, "stopped by: %s", stop_text(b, sizeof(b), e));
 	if (e->has_exit)
 		fprintf(f, "; command exit status %d", e->exit_status);
@@ -218,6 +245,18 @@ static void recording_json(struct json *j, const struct loaded_run *run)
 
 		json_str(j, NULL, name ? name : fmt_dev(b, sizeof(b),
 							 in->filter_devs[i]));
+	}
+	json_arr_close(j);
+	json_arr_open(j, "device_events");
+	for (size_t i = 0; i < run->nr_events; i++) {
+		const char *name = recfile_dev_name(run->rec, run->events[i].dev);
+
+		json_obj_open(j, NULL);
+		json_str(j, "device", name ? name : "?");
+		json_str(j, "dev", fmt_dev(b, sizeof(b), run->events[i].dev));
+		json_str(j, "event", run->events[i].gone ? "vanished" : "back");
+		json_double(j, "at_s", run->events[i].at_s);
+		json_obj_close(j);
 	}
 	json_arr_close(j);
 	if (in->filter_pid)

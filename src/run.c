@@ -174,14 +174,38 @@ static void print_warnings(const struct loaded_run *run)
 			recfile_warning(run->rec, i));
 }
 
+/* the -d devices whose state changed from was to now, at s seconds */
+static void note_dev_events(struct loaded_run *run, uint32_t was,
+			    uint32_t now, double s)
+{
+	const struct run_info *in = recfile_info(run->rec);
+
+	for (uint32_t i = 0; i < in->nr_filter_devs && was != now; i++) {
+		uint32_t bit = 1u << i;
+
+		if ((was ^ now) & bit) {
+			if (run->nr_events < MAX_DEV_EVENTS)
+				run->events[run->nr_events++] = (struct dev_event){
+					in->filter_devs[i], now & bit, s };
+			else
+				run->more_events++;
+		}
+	}
+}
+
 /* Walks every snapshot once: first, last, and the rows in between. */
 static int load_series(struct loaded_run *run, struct snapshot *first,
 		       const struct snapshot **last)
 {
 	static struct bin_start bin;
 	struct rec_frame f;
+	uint32_t gone = 0;
 
 	while (recfile_next(run->rec, &f) == 1) {
+		note_dev_events(run, gone, f.cum->dev_gone,
+				run->snapshots ?
+				(f.cum->ts_ns - first->ts_ns) / 1e9 : 0);
+		gone = f.cum->dev_gone;
 		if (!run->snapshots++) {
 			*first = *f.cum;
 			bin_open(&bin, f.cum, run->every);

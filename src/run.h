@@ -32,6 +32,15 @@ struct ts_row {
 	struct ts_path p[NR_PATHS];
 };
 
+/* a -d device that vanished, or came back, during the recording */
+struct dev_event {
+	uint32_t dev;
+	bool gone;		/* else back */
+	double at_s;		/* seconds since the first snapshot */
+};
+
+#define MAX_DEV_EVENTS 64
+
 struct loaded_run {
 	const char *path;
 	struct recfile *rec;
@@ -41,6 +50,10 @@ struct loaded_run {
 	struct ts_row *rows;
 	size_t nr_rows;
 	unsigned long every;	/* intervals per row */
+	/* with a time series (every != 0): the first MAX_DEV_EVENTS, and
+	 * how many more there were */
+	struct dev_event events[MAX_DEV_EVENTS];
+	size_t nr_events, more_events;
 };
 
 /*

@@ -35,6 +35,9 @@ struct snapshot {
 	struct bhp_hist hists[NR_HISTS];
 	uint32_t nr_devs;
 	struct dev_row devs[MAX_SNAP_DEVS];
+	/* bit i: the run's i-th -d device (run_info.filter_devs) was gone
+	 * when this was read (state, not a counter: deltas keep the later) */
+	uint32_t dev_gone;
 	/* bhprof's own cost: its programs' run time and runs, from the
 	 * kernel's BPF statistics, on for self_on_ns (--self-cost; zero
 	 * without, or where they cannot be enabled) */
