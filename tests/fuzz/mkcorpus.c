@@ -162,6 +162,14 @@ int main(int argc, char **argv)
 	free(q);
 	machine = NULL;
 	page_size = 0;
+	/* loop0 gone for snapshots 3 to 5, across a keyframe */
+	for (unsigned int i = 3; i < 6; i++)
+		snaps[i].dev_gone = 1;
+	q = record(8, 3, true, &m);
+	seed("valid-dev-gone", q, m);
+	free(q);
+	for (unsigned int i = 3; i < 6; i++)
+		snaps[i].dev_gone = 0;
 	seed("torn", p, n - 7);
 	seed("header-only", p, REC_HEADER_LEN);
 	q = malloc(n);
