@@ -511,12 +511,16 @@ def owner($fs; $role): [ $c.owners[] | select(.fs == $fs and .role == $role) | .
               "bhprof \($al.freed) freed, tracefs kmem_cache_free from free_buffer_head \($tr.freed)") ]
        else [] end)
     # the kernel'"'"'s own figure of buffer_heads alive: the cache'"'"'s active
-    # objects, which SLUB counts by whole slabs held per CPU; bhprof'"'"'s net
-    # at the mark is the trace'"'"'s (equal to bhprof'"'"'s over the run)
+    # objects, read after the scenario shrank the cache (SLUB otherwise
+    # counts whole slabs held per CPU); bhprof'"'"'s net at the mark is the
+    # trace'"'"'s (equal to bhprof'"'"'s over the run). Equal in every run
+    # seen; a few objects of slack for another CPU'"'"'s allocation between
+    # the two readings
     + (if ($slab | length) == 3 and $tr.marked then
         (slabv("load") - slabv("before")) as $sl | (slabv("dropped") - slabv("load")) as $sd |
         ($tr.bh_load - $tr.free_load) as $nl | ($al.net - $nl) as $nd |
-        [ chk("callers: alive moves with slabinfo"; ($nl > 0 and $sl > 0 and $nd < 0 and $sd < 0);
+        [ chk("callers: alive moves with slabinfo"; ($nl > 0 and $nd < 0 and
+              (($nl - $sl) | fabs) <= 8 and (($nd - $sd) | fabs) <= 8);
               "over the load: net +\($nl), slab active \($sl) (off by \($nl - $sl)); over drop_caches: net \($nd), slab active \($sd) (off by \($nd - $sd))") ]
        else [] end)
   else
