@@ -61,11 +61,15 @@ fi
 [ ${#kernels[@]} -gt 0 ] ||
 	fatal "no kernels in $(kernels_dir) (bzImage-*, vmlinuz-*, Image-*) nor in BHPROF_EXTRA_KERNELS"
 
-# the architectures the kernels need, from their configs
+# each kernel's architecture and page size, from its config ("arm64/16k":
+# every line of the matrix names both), and the architectures needed
+declare -A kap=()	# kernel name -> "arm64/16k"
 arches=()
 for k in "${kernels[@]}"; do
 	cfg=$(kernel_config "$k" 2>/dev/null) || continue
-	a=$(eval "$(kernel_facts "$cfg")"; echo "$K_ARCH")
+	kap[$(kernel_suffix "$k")]=$(eval "$(kernel_facts "$cfg")"
+		echo "$K_ARCH/$((K_PAGE_SIZE / 1024))k")
+	a=${kap[$(kernel_suffix "$k")]%%/*}
 	[[ " ${arches[*]} " == *" $a "* ]] || arches+=("$a")
 done
 msg=$(vm_preflight "${arches[@]}") || fatal "$msg"
@@ -91,7 +95,6 @@ jobs_max=${VM_JOBS:-2}
 names=()
 pre_fail=()
 declare -A running=()	# pid -> kernel name
-declare -A kap=()	# kernel name -> "arm64/16k": every line names both
 
 reap_one() {
 	local pid name
@@ -116,8 +119,6 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	names+=("$name")
-	kap[$name]=$(eval "$(kernel_facts "$(kernel_config "$k")")"
-		     echo "$K_ARCH/$((K_PAGE_SIZE / 1024))k")
 	while [ ${#running[@]} -ge "$jobs_max" ]; do
 		reap_one
 	done
