@@ -1065,34 +1065,87 @@ static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
 	return fd_to_file(syscall_arg0(regs));
 }
 
-SEC("?tp_btf/sys_enter")
-int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
+static __always_inline void sys_enter_any(__u32 cls, struct file *file)
 {
-	__u32 cls = syscall_class(regs, nr);
-	/* one walk to the file for every class: the loads off the task are
-	 * costly to verify in each state that reaches them */
-	struct file *file = sys_file(regs, cls);
-
 	if (cls == BHP_SYS_WRITE)
 		write_enter(file, SRC_SYSCALL_WRITE, PATH_NONE);
 	else if (cls == BHP_SYS_READ)
 		rcall_enter(file, SRC_SYSCALL_READ);
 	else
 		sync_enter(file, cls);
-	return 0;
 }
 
-SEC("?tp_btf/sys_exit")
-int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline void sys_exit_any(__u32 cls, long ret)
 {
-	__u32 cls = syscall_class(regs, syscall_nr(regs));
-
 	if (cls == BHP_SYS_WRITE)
 		write_exit(SRC_SYSCALL_WRITE, ret);
 	else if (cls == BHP_SYS_READ)
 		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);
 	else
 		sync_exit(cls);
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u32 cls = syscall_class(regs, nr);
+
+	/* one walk to the file for every class: the loads off the task are
+	 * costly to verify in each state that reaches them */
+	sys_enter_any(cls, sys_file(regs, cls));
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
+{
+	sys_exit_any(syscall_class(regs, syscall_nr(regs)), ret);
+	return 0;
+}
+
+/*
+ * The same on the per-syscall events (syscalls:sys_enter_write, ...),
+ * attached to each syscall of sys_class[] alone: the syscalls nobody
+ * watches no longer run a program at all, only the kernel's check of
+ * TIF_SYSCALL_TRACEPOINT. They exist with CONFIG_FTRACE_SYSCALLS; the
+ * event already skips a 32-bit task's syscalls, and hands over the
+ * number and arguments with no registers to read.
+ */
+SEC("?tracepoint/syscalls/sys_enter_write")
+int tp_sysev_enter(struct syscall_trace_enter *ctx)
+{
+	unsigned int nr = ctx->nr;
+	__u32 cls;
+
+	if (nr >= BHP_MAX_SYSCALL)
+		return 0;
+	cls = sys_class[nr];
+	if (cls == BHP_SYS_NONE)
+		return 0;
+	sys_enter_any(cls, cls == BHP_SYS_SYNC ? NULL :
+					     fd_to_file(ctx->args[0]));
+	return 0;
+}
+
+/* sync(2) has no arguments, and a program may read no further into the
+ * record than the shortest event it is attached to holds */
+SEC("?tracepoint/syscalls/sys_enter_sync")
+int tp_sysev_enter0(struct syscall_trace_enter *ctx)
+{
+	unsigned int nr = ctx->nr;
+
+	if (nr < BHP_MAX_SYSCALL)
+		sync_enter(NULL, sys_class[nr]);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_write")
+int tp_sysev_exit(struct syscall_trace_exit *ctx)
+{
+	unsigned int nr = ctx->nr;
+
+	if (nr < BHP_MAX_SYSCALL)
+		sys_exit_any(sys_class[nr], ctx->ret);
 	return 0;
 }
 

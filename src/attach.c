@@ -3,7 +3,9 @@
 #include <linux/capability.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -40,12 +42,14 @@ static const char *const candidates[NR_PROBES][3] = {
 
 /*
  * The syscalls that stand in for write calls, writeback passes and read
- * calls in tracepoint mode. The programs on raw_syscalls:sys_enter and
- * sys_exit look each syscall's number up in this table (sys_class[] in
- * the BPF object): another syscall is one more line, another class a
- * value of enum bhp_sys_class and its case in its group's programs. The
- * numbers are those of the architecture bhprof is built for, from its
- * libc headers.
+ * calls in tracepoint mode. The programs on their events (syscalls:
+ * sys_enter_NAME, or raw_syscalls:sys_enter for every syscall where
+ * those are missing) look each syscall's number up in this table
+ * (sys_class[] in the BPF object): another syscall is one more line,
+ * another class a value of enum bhp_sys_class and its case in its
+ * group's programs. The numbers are those of the architecture bhprof is
+ * built for, from its libc headers; the names, the kernel's
+ * SYSCALL_DEFINE ones, name the events.
  */
 static const struct sys_entry {
 	long nr;
@@ -283,11 +287,53 @@ static void sys_names(char *buf, size_t len, unsigned int mask)
 					off ? "/" : "", sys_table[i].name);
 }
 
+/*
+ * Does tracefs hold the enter and exit event of every syscall of the
+ * table? Only then do the per-syscall events stand in: a syscall left
+ * out would be a write or a sync nobody sees.
+ */
+static bool sys_events_ok(void)
+{
+	const char *roots[] = { "/sys/kernel/tracing",
+				"/sys/kernel/debug/tracing" };
+	char path[160];
+
+	/* as perf does: a kernel with tracefs that nobody mounted (no
+	 * systemd, a bare initramfs) has its events all the same */
+	if (access("/sys/kernel/tracing/events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/events", F_OK))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+
+	for (size_t r = 0; r < ARRAY_LEN(roots); r++) {
+		size_t i = 0;
+
+		for (; i < ARRAY_LEN(sys_table); i++) {
+			snprintf(path, sizeof(path),
+				 "%s/events/syscalls/sys_enter_%s/id", roots[r],
+				 sys_table[i].name);
+			if (access(path, R_OK))
+				break;
+			snprintf(path, sizeof(path),
+				 "%s/events/syscalls/sys_exit_%s/id", roots[r],
+				 sys_table[i].name);
+			if (access(path, R_OK))
+				break;
+		}
+		if (i == ARRAY_LEN(sys_table))
+			return true;
+	}
+	return false;
+}
+
 static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 {
 	/* BTF-typed raw tracepoints: no tracefs needed */
-	bool classic = btf_has_tracepoint(btf, "sys_enter") &&
-		       btf_has_tracepoint(btf, "sys_exit");
+	bool classic;
+
+	p->sys_events = getenv("BHPROF_RAW_SYSCALLS") == NULL &&
+			sys_events_ok();
+	classic = p->sys_events || (btf_has_tracepoint(btf, "sys_enter") &&
+				    btf_has_tracepoint(btf, "sys_exit"));
 
 	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
 	p->tp_ok[BHP_GROUP_WRITE] = classic;
@@ -629,6 +675,13 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	enum attach_mode m = MODE_TRACEPOINT;
 	enum bhp_group g;
 
+	/* the per-syscall events refused: raw_syscalls instead */
+	if (p->sys_events &&
+	    (prog == s->progs.tp_sysev_enter || prog == s->progs.tp_sysev_exit ||
+	     prog == s->progs.tp_sysev_enter0)) {
+		p->sys_events = false;
+		return BHP_GROUP_WRITE;
+	}
 	/* the syscall programs every group shares: one per group instead */
 	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
 		return attach_plan_split_syscalls(p);
@@ -651,6 +704,7 @@ int attach_plan_split_syscalls(struct attach_plan *p)
 	if (p->sys_split)
 		return -EINVAL;
 	p->sys_split = true;
+	p->sys_events = false;
 	return BHP_GROUP_WRITE;
 }
 
@@ -667,8 +721,13 @@ int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
 
 static void autoload_sys(struct attach_plan *p, struct bhprof_bpf *s)
 {
-	autoload(s->progs.tp_sys_enter, !p->sys_split);
-	autoload(s->progs.tp_sys_exit, !p->sys_split);
+	bool raw = !p->sys_split && !p->sys_events;
+
+	autoload(s->progs.tp_sys_enter, raw);
+	autoload(s->progs.tp_sys_exit, raw);
+	autoload(s->progs.tp_sysev_enter, p->sys_events);
+	autoload(s->progs.tp_sysev_enter0, p->sys_events);
+	autoload(s->progs.tp_sysev_exit, p->sys_events);
 }
 
 static void autoload_tracepoints(struct attach_plan *p,
@@ -770,14 +829,45 @@ static int attach_prog(struct attach_plan *p, struct bpf_program *prog)
 }
 
 /*
- * The syscall programs of group g: the shared ones, attached once for
- * every group, or its own after a split.
+ * The per-syscall events of group g's syscalls: each syscall is one
+ * group's, so a group that goes takes only its own events with it.
+ */
+static int attach_sys_events(struct attach_plan *p, struct bhprof_bpf *s,
+			     enum bhp_group g)
+{
+	char name[64];
+	int err = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(sys_table) && !err; i++) {
+		if (sys_class_group[sys_table[i].cls] != g)
+			continue;
+		snprintf(name, sizeof(name), "sys_enter_%s", sys_table[i].name);
+		err = link_add(p, bpf_program__attach_tracepoint(
+					  sys_table[i].cls == BHP_SYS_SYNC ?
+						  s->progs.tp_sysev_enter0 :
+						  s->progs.tp_sysev_enter,
+					  "syscalls", name));
+		snprintf(name, sizeof(name), "sys_exit_%s", sys_table[i].name);
+		err = err ?: link_add(p, bpf_program__attach_tracepoint(
+						 s->progs.tp_sysev_exit,
+						 "syscalls", name));
+	}
+	return err;
+}
+
+/*
+ * The syscall programs of group g: its own events, or the shared raw
+ * ones, attached once for every group, or its own raw ones after a
+ * split.
  */
 static int attach_sys(struct attach_plan *p, struct bpf_program *enter,
-		      struct bpf_program *exit, struct bhprof_bpf *s)
+		      struct bpf_program *exit, struct bhprof_bpf *s,
+		      enum bhp_group g)
 {
 	int mark = p->nr_links, err;
 
+	if (p->sys_events)
+		return attach_sys_events(p, s, g);
 	if (p->sys_split) {
 		err = attach_prog(p, enter);
 		return err ?: attach_prog(p, exit);
@@ -799,11 +889,11 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 	switch (g) {
 	case BHP_GROUP_WRITE:
 		err = attach_sys(p, s->progs.tp_write_enter,
-				 s->progs.tp_write_exit, s);
+				 s->progs.tp_write_exit, s, g);
 		break;
 	case BHP_GROUP_WB:
 		err = attach_sys(p, s->progs.tp_sync_enter,
-				 s->progs.tp_sync_exit, s);
+				 s->progs.tp_sync_exit, s, g);
 		err = err ?: attach_prog(p, s->progs.tp_flush_enter);
 		err = err ?: attach_prog(p, s->progs.tp_flush_exit);
 		err = err ?: attach_prog(p, s->progs.tp_iomap_folio);
@@ -819,7 +909,7 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		break;
 	case BHP_GROUP_READ:
 		err = attach_sys(p, s->progs.tp_read_enter,
-				 s->progs.tp_read_exit, s);
+				 s->progs.tp_read_exit, s, g);
 		err = err ?: attach_prog(p, s->progs.tp_read_folio_added);
 		break;
 	default:
@@ -992,6 +1082,8 @@ static const char *tp_fixed_detail(enum probe_id id,
 static void tp_detail(enum probe_id id, const struct attach_plan *p,
 		      char *buf, size_t len)
 {
+	const char *ev = p->sys_events ? "syscalls:sys_{enter,exit}_*" :
+					 "raw_syscalls:sys_{enter,exit}";
 	char names[128];
 
 	switch (id) {
@@ -999,19 +1091,17 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
 	case PROBE_WRITE_IOMAP:
 	case PROBE_WRITE_GENERIC:
 		sys_names(names, sizeof(names), 1u << BHP_SYS_WRITE);
-		snprintf(buf, len, "raw_syscalls:sys_{enter,exit} for %s",
-			 names);
+		snprintf(buf, len, "%s for %s", ev, names);
 		return;
 	case PROBE_WB_CTX:
 		sys_names(names, sizeof(names),
 			  1u << BHP_SYS_SYNC_FD | 1u << BHP_SYS_SYNC);
-		snprintf(buf, len, "raw_syscalls:sys_{enter,exit} for %s + "
-			 "writeback:writeback_single_inode", names);
+		snprintf(buf, len, "%s for %s + "
+			 "writeback:writeback_single_inode", ev, names);
 		return;
 	case PROBE_READ_BLKDEV:
 		sys_names(names, sizeof(names), 1u << BHP_SYS_READ);
-		snprintf(buf, len, "raw_syscalls:sys_{enter,exit} for %s "
-			 "(context only)", names);
+		snprintf(buf, len, "%s for %s (context only)", ev, names);
 		return;
 	default:
 		snprintf(buf, len, "%s", tp_fixed_detail(id, p));

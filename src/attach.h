@@ -53,7 +53,10 @@ struct attach_plan {
 	char own_func[64];		/* folio_alloc_buffers, or the page one */
 	char callers_why[160];
 	/* the syscall programs: one shared by every group on tracepoints,
-	 * or (sys_split) one per group once the kernel refused it */
+	 * or (sys_split) one per group once the kernel refused it; on the
+	 * per-syscall events (sys_events) where tracefs has them all, else
+	 * on raw_syscalls */
+	bool sys_events;
 	bool sys_split;
 	int sys_link_at;	/* its links' index, -1 unattached */
 	struct bpf_link *links[MAX_LINKS];
