@@ -305,21 +305,17 @@ static bool sys_events_ok(void)
 		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
 
 	for (size_t r = 0; r < ARRAY_LEN(roots); r++) {
-		size_t i = 0;
+		size_t n = 2 * ARRAY_LEN(sys_table), i = 0;
 
-		for (; i < ARRAY_LEN(sys_table); i++) {
+		/* enter and exit of each: bit 0 of i picks the direction */
+		for (; i < n; i++) {
 			snprintf(path, sizeof(path),
-				 "%s/events/syscalls/sys_enter_%s/id", roots[r],
-				 sys_table[i].name);
-			if (access(path, R_OK))
-				break;
-			snprintf(path, sizeof(path),
-				 "%s/events/syscalls/sys_exit_%s/id", roots[r],
-				 sys_table[i].name);
+				 "%s/events/syscalls/sys_%s_%s/id", roots[r],
+				 i & 1 ? "exit" : "enter", sys_table[i / 2].name);
 			if (access(path, R_OK))
 				break;
 		}
-		if (i == ARRAY_LEN(sys_table))
+		if (i == n)
 			return true;
 	}
 	return false;
