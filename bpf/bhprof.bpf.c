@@ -292,14 +292,29 @@ static __always_inline void ctx_reopen(struct bhp_ctx *old,
  * which is most of the cost. A writeback context opens for any inode,
  * or none (sync(2)): its bios are judged by the pages they carry.
  */
+/* c, stamped now, as the thread's context of kind: outermost wins */
+static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
+{
+	struct bhp_thread *t = thread_get(id);
+	struct bhp_ctx *old;
+	__u64 now;
+
+	if (!t || kind >= NR_CTX_KINDS)
+		return;
+	old = &t->ctx[kind];
+	now = bpf_ktime_get_ns();
+	if (old->src && now - old->ts < CTX_STALE_NS)
+		return;
+	c->ts = now;
+	ctx_reopen(old, c);
+}
+
 static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
 				       bool need_path, __u32 pages)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_ctx c = {}, *old;
-	struct bhp_thread *t;
-	__u64 now;
+	struct bhp_ctx c = {};
 
 	if (!tgid_ok(id))
 		return;
@@ -313,19 +328,11 @@ static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 		c.path = hint;
 	if (need_path && c.path == PATH_NONE)
 		return;
-	t = thread_get(id);
-	if (!t || kind >= NR_CTX_KINDS)
-		return;
-	old = &t->ctx[kind];
-	now = bpf_ktime_get_ns();
-	if (old->src && now - old->ts < CTX_STALE_NS)
-		return;
-	c.ts = now;
 	c.src = src;
 	c.flags = flags;
 	c.pages = pages;
 	c.inode = (__u64)inode;
-	ctx_reopen(old, &c);
+	ctx_set(id, kind, &c);
 }
 
 static __always_inline void ctx_open(__u32 kind, struct inode *inode,
@@ -862,6 +869,8 @@ static __always_inline void timed_exit(__u32 ctx_kind, __u32 src,
 	if (ps) {
 		if (kind == HIST_MKWRITE_LAT) {
 			ps->mkwrite_calls++;
+		} else if (kind == HIST_PASS_LAT) {
+			ps->wb_passes++;
 		} else {
 			ps->read_calls++;
 			ps->read_pages += c->pages;
@@ -1220,6 +1229,44 @@ int BPF_PROG(tp_read_folio_added, struct folio *folio)
 		ps->read_pages += folio_pages(folio);
 	return 0;
 }
+
+/*
+ * Read calls of the iomap path, in tracepoint mode: iomap_read_folio()
+ * and iomap_readahead() each fire one event per call. Their pages stay
+ * with tp_read_folio_added (the readpage event says 1 whatever the
+ * folio's size), their latency unknown: no event marks the end.
+ */
+static __always_inline void iomap_read_seen(struct inode *inode)
+{
+	struct bhp_path_stats *ps;
+	__u32 dev = 0;
+
+	FAULT_POINT(BHP_GROUP_READ);
+	if (!tgid_ok(bpf_get_current_pid_tgid()))
+		return;
+	if (inode_path_typed(inode, inode->i_mode, &dev) != PATH_IOMAP ||
+	    !dev_ok(dev))
+		return;
+	ps = pstats(PATH_IOMAP);
+	if (ps)
+		ps->read_calls++;
+}
+
+SEC("?tp_btf/iomap_readpage")
+int BPF_PROG(tp_iomap_readpage, struct inode *inode)
+{
+	iomap_read_seen(inode);
+	return 0;
+}
+
+SEC("?tp_btf/iomap_readahead")
+int BPF_PROG(tp_iomap_readahead, struct inode *inode)
+{
+	iomap_read_seen(inode);
+	return 0;
+}
+
+#include "passes.bpf.h"
 
 /* ---- page_mkwrite: a shared mapping's first write to a clean page ---- */
 

@@ -42,7 +42,8 @@ enum bhp_group {
 	BHP_GROUP_READ = 4,	/* read_folio and readahead calls, read context */
 	BHP_GROUP_MKWRITE = 5,	/* page_mkwrite faults of shared mappings */
 	BHP_GROUP_CALLERS = 6,	/* --callers: owners and frees of bh */
-	BHP_NR_GROUPS = 7,
+	BHP_GROUP_PASS = 7,	/* writeback passes over an inode, timed */
+	BHP_NR_GROUPS = 8,
 };
 
 /* Histograms kept per path. */
@@ -54,7 +55,8 @@ enum bhp_hist_kind {
 	HIST_READ_LAT = 4,	/* read_folio / readahead call latency, ns */
 	HIST_READ_BIO_SIZE = 5,	/* bytes per read bio */
 	HIST_MKWRITE_LAT = 6,	/* page_mkwrite latency, ns */
-	NR_HIST_KINDS = 7,
+	HIST_PASS_LAT = 7,	/* writeback pass over an inode, ns */
+	NR_HIST_KINDS = 8,
 };
 
 /*
@@ -109,6 +111,8 @@ struct bhp_path_stats {
 	bhp_u64 mkwrite_calls;	/* page_mkwrite faults */
 	bhp_u64 dwf_calls;	/* O_DIRECT writes that fell back to buffered */
 	bhp_u64 dwf_bytes;	/* ... and the bytes the buffered path wrote */
+	bhp_u64 wb_passes;	/* writeback passes over an inode (tracepoints,
+				 * every mode; run_info.features says) */
 };
 
 /* Whole-run counters, a per-CPU array with one entry. */
@@ -176,6 +180,8 @@ enum bhp_ctx_src {
 	SRC_MKWRITE_BH,
 	SRC_MKWRITE_EXT4,
 	SRC_MKWRITE_IOMAP,
+	SRC_PASS_INODE,		/* __writeback_single_inode(), any fs */
+	SRC_PASS_EXT4,		/* ext4_writepages() outside one */
 };
 
 /*
@@ -229,6 +235,7 @@ enum bhp_ctx_kind {
 	CTX_READ,	/* read_folio / readahead calls, timed */
 	CTX_RCALL,	/* the read call around them: O_DIRECT read bios */
 	CTX_MK,		/* page_mkwrite faults */
+	CTX_PASS,	/* a timed writeback pass over an inode */
 	NR_CTX_KINDS,
 };
 

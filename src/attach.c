@@ -38,7 +38,23 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_MKWRITE_IOMAP] = { "iomap_page_mkwrite" },
 	/* factored out of the O_DIRECT write paths in 6.6 */
 	[PROBE_DIO_FALLBACK] = { "direct_write_fallback" },
+	/* tracepoints, each one of a pair (the other is checked too) */
+	[PROBE_PASS_INODE] = { "writeback_single_inode" },
+	[PROBE_PASS_EXT4] = { "ext4_writepages" },
 };
+
+/* the other end of a tracepoint probe's pair */
+static const char *const tp_pair_end[NR_PROBES] = {
+	[PROBE_PASS_INODE] = "writeback_single_inode_start",
+	[PROBE_PASS_EXT4] = "ext4_writepages_result",
+};
+
+/* probes that are tracepoints in every mode, not functions */
+static bool is_tp_probe(enum probe_id id)
+{
+	return id == PROBE_BIO || id == PROBE_PASS_INODE ||
+	       id == PROBE_PASS_EXT4;
+}
 
 /*
  * The syscalls that stand in for write calls, writeback passes and read
@@ -198,9 +214,12 @@ static void resolve(struct attach_plan *p, const struct btf *btf,
 		for (int c = 0; c < 3 && candidates[id][c]; c++) {
 			const char *name = candidates[id][c];
 			const char *sym = ksyms_func(ks, name);
-			bool found = id == PROBE_BIO ?
+			bool found = is_tp_probe(id) ?
 					     btf_has_tracepoint(btf, name) :
 					     btf_has_func(btf, name) || sym;
+
+			if (found && tp_pair_end[id])
+				found = btf_has_tracepoint(btf, tp_pair_end[id]);
 
 			if (!found)
 				continue;
@@ -340,6 +359,9 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 	p->tp_ok[BHP_GROUP_BIO] = !p->absent[PROBE_BIO];
 	p->tp_ok[BHP_GROUP_READ] = classic;
 	p->read_tp_pages = btf_has_tracepoint(btf, "mm_filemap_add_to_page_cache");
+	p->read_tp_iomap = !p->absent[PROBE_READ_IOMAP_FOLIO] &&
+			   btf_has_tracepoint(btf, "iomap_readpage") &&
+			   btf_has_tracepoint(btf, "iomap_readahead");
 	/* no tracepoint anywhere near page_mkwrite */
 	p->tp_ok[BHP_GROUP_MKWRITE] = false;
 }
@@ -383,8 +405,9 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 	char first[160] = "";
 	int err;
 
-	if (g == BHP_GROUP_BIO) {
-		p->group_mode[g] = MODE_TRACEPOINT;
+	/* on tracepoints in every mode */
+	if (g == BHP_GROUP_BIO || g == BHP_GROUP_PASS) {
+		p->group_mode[g] = present ? MODE_TRACEPOINT : MODE_NONE;
 		return 0;
 	}
 	if (group_unseen_ok(g) && r == MODE_TRACEPOINT) {
@@ -430,9 +453,9 @@ struct ksyms *attach_ksyms_load(void)
 	const char *want[NR_PROBES * 4];
 	size_t n = 0;
 
-	/* block_bio_queue is a tracepoint, in BTF: not a symbol to wait for */
+	/* tracepoints are in BTF: not symbols to wait for */
 	for (int id = 0; id < NR_PROBES; id++) {
-		if (id == PROBE_BIO)
+		if (is_tp_probe(id))
 			continue;
 		if (n)
 			want[n++] = NULL;
@@ -456,7 +479,7 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	tracepoints_probe(p, btf);
 	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
 		err = choose(p, btf, g);
-	info->features = RUN_F_READS;
+	info->features = RUN_F_READS | RUN_F_PASSES;
 	for (int id = 0; id < NR_PROBES; id++) {
 		info->probes[id].absent = p->absent[id];
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
@@ -494,6 +517,12 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_read_enter, BHP_GROUP_READ },
 		{ s->progs.tp_read_exit, BHP_GROUP_READ },
 		{ s->progs.tp_read_folio_added, BHP_GROUP_READ },
+		{ s->progs.tp_iomap_readpage, BHP_GROUP_READ },
+		{ s->progs.tp_iomap_readahead, BHP_GROUP_READ },
+		{ s->progs.tp_pass_start, BHP_GROUP_PASS },
+		{ s->progs.tp_pass_end, BHP_GROUP_PASS },
+		{ s->progs.tp_pass_ext4, BHP_GROUP_PASS },
+		{ s->progs.tp_pass_ext4_end, BHP_GROUP_PASS },
 	};
 
 	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
@@ -553,6 +582,11 @@ static void why_add(struct attach_plan *p, enum bhp_group g, const char *fmt,
 static int demote(struct attach_plan *p, enum bhp_group g, enum attach_mode m,
 		  const char *what, const char *why)
 {
+	if (g == BHP_GROUP_PASS && !p->failed[g]) {
+		/* no mode asks for it, so none is all or nothing for it */
+		group_lost(p, g, why);
+		return g;
+	}
 	if (p->request != MODE_AUTO || p->failed[g])
 		return -EINVAL;
 	why_add(p, g, "%s: %s", what, why);
@@ -756,6 +790,15 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload(s->progs.tp_read_enter, p->sys_split);
 		autoload(s->progs.tp_read_exit, p->sys_split);
 		autoload(s->progs.tp_read_folio_added, p->read_tp_pages);
+		autoload(s->progs.tp_iomap_readpage, p->read_tp_iomap);
+		autoload(s->progs.tp_iomap_readahead, p->read_tp_iomap);
+		break;
+	case BHP_GROUP_PASS:
+		autoload(s->progs.tp_pass_start, !p->absent[PROBE_PASS_INODE]);
+		autoload(s->progs.tp_pass_end, !p->absent[PROBE_PASS_INODE]);
+		autoload(s->progs.tp_pass_ext4, !p->absent[PROBE_PASS_EXT4]);
+		autoload(s->progs.tp_pass_ext4_end,
+			 !p->absent[PROBE_PASS_EXT4]);
 		break;
 	default:
 		break;
@@ -907,6 +950,14 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = attach_sys(p, s->progs.tp_read_enter,
 				 s->progs.tp_read_exit, s, g);
 		err = err ?: attach_prog(p, s->progs.tp_read_folio_added);
+		err = err ?: attach_prog(p, s->progs.tp_iomap_readpage);
+		err = err ?: attach_prog(p, s->progs.tp_iomap_readahead);
+		break;
+	case BHP_GROUP_PASS:
+		err = attach_prog(p, s->progs.tp_pass_start);
+		err = err ?: attach_prog(p, s->progs.tp_pass_end);
+		err = err ?: attach_prog(p, s->progs.tp_pass_ext4);
+		err = err ?: attach_prog(p, s->progs.tp_pass_ext4_end);
 		break;
 	default:
 		break;
@@ -1068,6 +1119,22 @@ static const char *tp_fixed_detail(enum probe_id id,
 				     "kmem:kmem_cache_alloc (cache name)";
 	case PROBE_BIO:
 		return "block:block_bio_queue (tp_btf)";
+	case PROBE_PASS_INODE:
+		return "writeback:writeback_single_inode{_start,} (tp_btf)";
+	case PROBE_PASS_EXT4:
+		return "ext4:ext4_writepages{,_result} outside a "
+		       "writeback_single_inode (tp_btf)";
+	case PROBE_READ_IOMAP_FOLIO:
+	case PROBE_READ_IOMAP_RA:
+		if (p->read_tp_iomap)
+			return id == PROBE_READ_IOMAP_FOLIO ?
+				       "iomap:iomap_readpage (calls), "
+				       "filemap:mm_filemap_add_to_page_cache in "
+				       "a read syscall (pages)" :
+				       "iomap:iomap_readahead (calls), "
+				       "filemap:mm_filemap_add_to_page_cache in "
+				       "a read syscall (pages)";
+		/* fall through */
 	default:
 		/* tp_blind() probes never get here */
 		return is_read_fn(id) ? "filemap:mm_filemap_add_to_page_cache "
@@ -1269,7 +1336,7 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		err = attach_group(p, s, g, msg, sizeof(msg));
 		if (!err)
 			continue;
-		if (p->request != MODE_AUTO) {
+		if (p->request != MODE_AUTO && g != BHP_GROUP_PASS) {
 			fprintf(stderr, "bhprof: %s\n", msg);
 			goto fail;
 		}
@@ -1289,6 +1356,9 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		goto fail;
 	}
 	fill_states(p, info);
+	if (p->group_mode[BHP_GROUP_READ] == MODE_TRACEPOINT &&
+	    !p->failed[BHP_GROUP_READ] && p->read_tp_iomap)
+		info->features |= RUN_F_TP_READ_CALLS;
 	return 0;
 fail:
 	attach_plan_detach(p);

@@ -43,6 +43,7 @@ struct attach_plan {
 	bool head_is_mask;		/* 7.2 compound_info as a mask */
 	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
+	bool read_tp_iomap;		/* iomap_readpage, iomap_readahead */
 	uint64_t bh_cs_lo, bh_cs_hi;
 	/* --callers: the allocation probes that take stacks, and the
 	 * owner and free probes beside them, in the bh group's flavour */

@@ -545,6 +545,10 @@ static void summary_table(FILE *f, const struct loaded_run *run)
 	   SAMPLE_WRITE);
 	HU(&h, "writeback pages", C_COUNT, c.wb_pages, FIG_WB_PAGES,
 	   SAMPLE_COUNT);
+	HU(&h, "writeback passes", C_COUNT, c.wb_passes, FIG_PASSES,
+	   SAMPLE_COUNT);
+	HU(&h, "pass latency p99", C_NS, pass_lat.p99, FIG_PASSES,
+	   SAMPLE_PASS);
 	HU(&h, "bios", C_COUNT, c.bio_count, FIG_PATH_BIOS, SAMPLE_COUNT);
 	HD(&h, "bio MiB/s", C_RATIO, bio_mbps, FIG_PATH_BIOS, SAMPLE_COUNT);
 	HU(&h, "bio size p50", C_BYTES, bio_size.p50, FIG_PATH_BIOS,

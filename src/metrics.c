@@ -52,6 +52,9 @@ GET(m_mkwrite_p50, p->mkwrite_lat.p50)
 GET(m_mkwrite_p99, p->mkwrite_lat.p99)
 GET(m_dwf_calls, p->c.dwf_calls)
 GET(m_dwf_bytes, p->c.dwf_bytes)
+GET(m_passes, p->c.wb_passes)
+GET(m_pass_p50, p->pass_lat.p50)
+GET(m_pass_p99, p->pass_lat.p99)
 
 /* diff prints those with a key, in this order */
 /* whole-run figures: gate's any. only (callers_any() fills them) */
@@ -111,8 +114,8 @@ const struct metric metrics[] = {
 	{ "bh_alloc_per_page", NULL, "bh per wb page", U_RATIO, m_bh_per_page, false, FIG_BH, SAMPLE_PAGE },
 	{ "read.calls", "read_calls", "read calls", U_COUNT, m_read_calls, true, FIG_READ, SAMPLE_COUNT },
 	{ "read.pages", "read_pages", "read pages", U_COUNT, m_read_pages, true, FIG_READ_PAGES, SAMPLE_COUNT },
-	{ "read.lat.p50", "read_lat_p50_ns", "read lat p50", U_NS, m_read_p50, true, FIG_READ, SAMPLE_READ },
-	{ "read.lat.p99", "read_lat_p99_ns", "read lat p99", U_NS, m_read_p99, true, FIG_READ, SAMPLE_READ },
+	{ "read.lat.p50", "read_lat_p50_ns", "read lat p50", U_NS, m_read_p50, true, FIG_READ_LAT, SAMPLE_READ },
+	{ "read.lat.p99", "read_lat_p99_ns", "read lat p99", U_NS, m_read_p99, true, FIG_READ_LAT, SAMPLE_READ },
 	{ "read.bio.count", "read_bio_count", "read bios", U_COUNT, m_read_bios, true, FIG_READ_BIOS, SAMPLE_COUNT },
 	{ "read.bio.bytes", "read_bio_bytes", "read bio bytes", U_BYTES, m_read_bio_bytes, true, FIG_READ_BIOS, SAMPLE_COUNT },
 	{ "read.bio.size.p50", "read_bio_size_p50", "read bio size p50", U_BYTES, m_read_bio_p50, true, FIG_READ_BIOS, SAMPLE_READ_BIO },
@@ -124,6 +127,9 @@ const struct metric metrics[] = {
 	{ "mkwrite.lat.p99", "mkwrite_lat_p99_ns", "mkwrite lat p99", U_NS, m_mkwrite_p99, true, FIG_MKWRITE, SAMPLE_MKWRITE },
 	{ "dio_fallback.calls", "dio_fallback_calls", "direct fallbacks", U_COUNT, m_dwf_calls, true, FIG_DWF, SAMPLE_COUNT },
 	{ "dio_fallback.bytes", "dio_fallback_bytes", "fallback bytes", U_BYTES, m_dwf_bytes, true, FIG_DWF, SAMPLE_COUNT },
+	{ "writeback.passes", "wb_passes", "wb passes", U_COUNT, m_passes, true, FIG_PASSES, SAMPLE_COUNT },
+	{ "writeback.pass.lat.p50", "wb_pass_lat_p50_ns", "wb pass lat p50", U_NS, m_pass_p50, true, FIG_PASSES, SAMPLE_PASS },
+	{ "writeback.pass.lat.p99", "wb_pass_lat_p99_ns", "wb pass lat p99", U_NS, m_pass_p99, true, FIG_PASSES, SAMPLE_PASS },
 	/* any. only; the last three and the peak need --callers */
 	{ "bh.outside_per_mib", NULL, "bh outside per MiB", U_RATIO, m_bh_outside_per_mib, false, FIG_BH_TOTAL, SAMPLE_MIB },
 	{ "bh.alive_peak", NULL, "bh alive peak", U_COUNT, m_bh_alive_peak, true, FIG_CALLERS, SAMPLE_COUNT },

@@ -151,7 +151,7 @@ static void read_json(const struct jctx *pc, const struct pctx *x)
 	u64_why(&c, "calls", p->c.read_calls, pwhy(x, FIG_READ, SAMPLE_COUNT));
 	u64_why(&c, "pages", p->c.read_pages,
 		pwhy(x, FIG_READ_PAGES, SAMPLE_COUNT));
-	dist_why(&c, "lat_ns", &p->read_lat, pwhy(x, FIG_READ, SAMPLE_READ));
+	dist_why(&c, "lat_ns", &p->read_lat, pwhy(x, FIG_READ_LAT, SAMPLE_READ));
 	json_obj_close(c.j);
 	bio_json(pc, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
 		 p->read_bio_mbps, &p->read_bio_size,
@@ -188,6 +188,10 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 	u64_why(&wb, "pages", p->c.wb_pages, pwhy(&x, FIG_WB_PAGES,
 						  SAMPLE_COUNT));
 	dist_why(&wb, "lat_ns", &p->wb_lat, pwhy(&x, FIG_WB_CALLS, SAMPLE_WB));
+	u64_why(&wb, "passes", p->c.wb_passes, pwhy(&x, FIG_PASSES,
+						   SAMPLE_COUNT));
+	dist_why(&wb, "pass_lat_ns", &p->pass_lat,
+		 pwhy(&x, FIG_PASSES, SAMPLE_PASS));
 	json_obj_close(j);
 	bio_json(&c, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
 		 &p->bio_size, pwhy(&x, FIG_PATH_BIOS, SAMPLE_COUNT),
@@ -572,8 +576,8 @@ static void read_rows(const struct trow *t)
 	ROW2(t, "read calls", C_COUNT, c.read_calls, FIG_READ, SAMPLE_COUNT);
 	ROW2(t, "read pages", C_COUNT, c.read_pages, FIG_READ_PAGES,
 	     SAMPLE_COUNT);
-	if (figure_known(t->info, PATH_BH, FIG_READ))
-		lat_rows(t, "read lat", DIST_OFF(read_lat), FIG_READ,
+	if (figure_known(t->info, PATH_BH, FIG_READ_LAT))
+		lat_rows(t, "read lat", DIST_OFF(read_lat), FIG_READ_LAT,
 			 SAMPLE_READ);
 	ROW2(t, "read bios", C_COUNT, c.read_bio_count, FIG_READ_BIOS,
 	     SAMPLE_COUNT);
@@ -609,7 +613,7 @@ static void footer_text(FILE *f, const struct run_info *info,
 			"'failed'; bhprof probe says why)\n", lost);
 	if (!wb_seen && figure_known(info, PATH_BH, FIG_WB_PAGES))
 		fprintf(f, "writeback calls and latency: not visible to "
-			"tracepoints (see README)\n");
+			"tracepoints; passes over an inode are (see README)\n");
 	if (s->self_runs && s->self_on_secs > 0)
 		fprintf(f, "bhprof's own cost: %llu program runs, %.0f ns each, "
 			"%.3f%% of one CPU\n", (unsigned long long)s->self_runs,
@@ -640,6 +644,11 @@ void summary_text(FILE *f, const struct run_info *info,
 	if (wa || wi)
 		lat_rows(&t, "writeback lat", DIST_OFF(wb_lat), FIG_WB_CALLS,
 			 SAMPLE_WB);
+	ROW2(&t, "writeback passes", C_COUNT, c.wb_passes, FIG_PASSES,
+	     SAMPLE_COUNT);
+	if (figure_known(info, PATH_BH, FIG_PASSES))
+		lat_rows(&t, "pass lat", DIST_OFF(pass_lat), FIG_PASSES,
+			 SAMPLE_PASS);
 	bio_rows(&t);
 	bh_rows(&t);
 	read_rows(&t);

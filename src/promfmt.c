@@ -288,6 +288,29 @@ static void write_metrics(struct prom *p, const struct run_info *info,
 	}
 }
 
+/* Passes over an inode: tracepoints in every mode, absent series only
+ * where the kernel or an older file has none. */
+static void passes_metrics(struct prom *p, const struct run_info *info,
+			   const struct summary *s, struct labels *l)
+{
+	const char *lat = "bhprof_writeback_pass_latency_seconds";
+
+	if (!figure_known(info, PATH_BH, FIG_PASSES))
+		return;
+	family(p, "bhprof_writeback_passes", FAM_COUNTER, NULL,
+	       "Writeback passes over an inode, per path.");
+	path_counter(p, info, s, l, "bhprof_writeback_passes", FIG_PASSES,
+		     offsetof(struct bhp_path_stats, wb_passes));
+	family(p, lat, FAM_HISTOGRAM, "seconds",
+	       "Writeback pass latency, per path.");
+	for (unsigned int path = 0; path < NR_PATHS; path++) {
+		const struct bhp_hist *h = &s->path[path].hist[HIST_PASS_LAT];
+
+		path_label(l, path);
+		histogram(p, lat, l, h, &lat_les, lat_sum_seconds(h));
+	}
+}
+
 /* Writeback calls and latency exist only where the attach mode sees
  * them: in tracepoint mode the series are absent, never zero. */
 static void writeback_metrics(struct prom *p, const struct run_info *info,
@@ -304,6 +327,7 @@ static void writeback_metrics(struct prom *p, const struct run_info *info,
 	       "Pages handed to writeback, per path.");
 	path_counter(p, info, s, l, "bhprof_writeback_pages", FIG_WB_PAGES,
 		     offsetof(struct bhp_path_stats, wb_pages));
+	passes_metrics(p, info, s, l);
 	if (!any)
 		return;
 	family(p, "bhprof_writeback_calls", FAM_COUNTER, NULL,

@@ -23,6 +23,8 @@ static const char *const probe_names[NR_PROBES] = {
 	[PROBE_MKWRITE_EXT4] = "mkwrite_ext4",
 	[PROBE_MKWRITE_IOMAP] = "mkwrite_iomap",
 	[PROBE_DIO_FALLBACK] = "dio_fallback",
+	[PROBE_PASS_INODE] = "pass_inode",
+	[PROBE_PASS_EXT4] = "pass_ext4",
 };
 
 static const char *const mode_names[] = {
@@ -53,6 +55,8 @@ static const enum bhp_group groups[NR_PROBES] = {
 	[PROBE_MKWRITE_EXT4] = BHP_GROUP_MKWRITE,
 	[PROBE_MKWRITE_IOMAP] = BHP_GROUP_MKWRITE,
 	[PROBE_DIO_FALLBACK] = BHP_GROUP_WRITE,
+	[PROBE_PASS_INODE] = BHP_GROUP_PASS,
+	[PROBE_PASS_EXT4] = BHP_GROUP_PASS,
 };
 
 static const char *const group_names[BHP_NR_GROUPS] = {
@@ -63,6 +67,7 @@ static const char *const group_names[BHP_NR_GROUPS] = {
 	[BHP_GROUP_READ] = "read",
 	[BHP_GROUP_MKWRITE] = "mkwrite",
 	[BHP_GROUP_CALLERS] = "callers",
+	[BHP_GROUP_PASS] = "pass",
 };
 
 const char *probe_name(enum probe_id id)
@@ -148,6 +153,7 @@ static unsigned int figure_groups(enum figure f)
 	case FIG_BH_TOTAL:
 		return 1u << BHP_GROUP_BH;
 	case FIG_READ:
+	case FIG_READ_LAT:
 	case FIG_READ_PAGES:
 		return 1u << BHP_GROUP_READ;
 	case FIG_READ_BIOS:
@@ -156,6 +162,8 @@ static unsigned int figure_groups(enum figure f)
 		return 1u << BHP_GROUP_BH | 1u << BHP_GROUP_READ;
 	case FIG_MKWRITE:
 		return 1u << BHP_GROUP_MKWRITE;
+	case FIG_PASSES:
+		return 1u << BHP_GROUP_PASS;
 	case FIG_CALLERS:
 	case FIG_OWNERS:
 		return 1u << BHP_GROUP_BH;
@@ -165,7 +173,25 @@ static unsigned int figure_groups(enum figure f)
 
 static bool figure_is_read(enum figure f)
 {
-	return f >= FIG_READ;
+	return f >= FIG_READ && f <= FIG_DWF;
+}
+
+/* In tracepoint mode, iomap's own events count its read calls; no
+ * event of the bh path's read functions stands in for them. */
+static bool read_calls_seen(const struct run_info *info, unsigned int path)
+{
+	if (functions_seen(info, BHP_GROUP_READ))
+		return true;
+	return path == PATH_IOMAP && (info->features & RUN_F_TP_READ_CALLS);
+}
+
+static const char *passes_why(const struct run_info *info)
+{
+	if (!(info->features & RUN_F_PASSES))
+		return "unrecorded";
+	if (group_failed(info, BHP_GROUP_PASS))
+		return "failed";
+	return info->probes[PROBE_PASS_INODE].absent ? "absent" : NULL;
 }
 
 /* a kernel without buffer_heads has none alive, none owned: a real 0 */
@@ -191,6 +217,8 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 		return "unrecorded";
 	if (f >= FIG_CALLERS)
 		return callers_why(info, f);
+	if (f == FIG_PASSES)
+		return passes_why(info);
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
 		if ((gs & 1u << g) && group_failed(info, g))
 			return "failed";
@@ -198,6 +226,8 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 	case FIG_WB_CALLS:
 		return wb_calls_seen(info, path) ? NULL : "n/a";
 	case FIG_READ:
+		return read_calls_seen(info, path) ? NULL : "n/a";
+	case FIG_READ_LAT:
 		return functions_seen(info, BHP_GROUP_READ) ? NULL : "n/a";
 	case FIG_MKWRITE:
 		return functions_seen(info, BHP_GROUP_MKWRITE) ? NULL : "n/a";

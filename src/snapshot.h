@@ -72,6 +72,8 @@ enum probe_id {
 	PROBE_MKWRITE_EXT4,	/* ext4_page_mkwrite */
 	PROBE_MKWRITE_IOMAP,	/* iomap_page_mkwrite */
 	PROBE_DIO_FALLBACK,	/* direct_write_fallback (6.6+) */
+	PROBE_PASS_INODE,	/* writeback_single_inode{_start,} events */
+	PROBE_PASS_EXT4,	/* ext4_writepages{,_result} events */
 	NR_PROBES,
 };
 
@@ -98,6 +100,9 @@ struct probe_state {
  * written before a feature lacks its figures, which are unknown, not 0 */
 #define RUN_F_READS 0x1	/* reads, page_mkwrite, direct-write fallback */
 #define RUN_F_CALLERS 0x2	/* --callers: chains, owners, frees */
+#define RUN_F_PASSES 0x4	/* writeback passes over an inode, timed */
+#define RUN_F_TP_READ_CALLS 0x8	/* tracepoint mode counted iomap's read
+				 * calls (from its events, no latency) */
 #define MAX_ARGV_TEXT 1024
 
 /* What a run is: written once at the head of a record file. */
@@ -143,14 +148,16 @@ enum figure {
 	FIG_BIOS,	/* bios per device and in all */
 	FIG_BH,		/* buffer_head allocations per path: contexts too */
 	FIG_BH_TOTAL,	/* buffer_head allocations in all */
-	FIG_READ,	/* read_folio/readahead calls, latency (not in
-			 * tracepoints) */
+	FIG_READ,	/* read_folio/readahead calls (tracepoints: iomap's) */
+	FIG_READ_LAT,	/* ... their latency (not in tracepoints) */
 	FIG_READ_PAGES,	/* pages they read */
 	FIG_READ_BIOS,	/* read bios per path: the read context too */
 	FIG_READ_DEV,	/* read bios per device and in all */
 	FIG_READ_BH,	/* buffer_heads allocated while reading */
 	FIG_MKWRITE,	/* page_mkwrite faults, latency (not in tracepoints) */
 	FIG_DWF,	/* direct-write fallbacks (6.6+, not in tracepoints) */
+	FIG_PASSES,	/* writeback passes over an inode, latency (every
+			 * mode: the pass group is always tracepoints) */
 	FIG_CALLERS,	/* --callers: frees, the alive peak */
 	FIG_OWNERS,	/* --callers: owners and roles (not in tracepoints) */
 };

@@ -62,6 +62,9 @@ const char *sample_why(const struct path_summary *p, enum sample s)
 	case SAMPLE_MKWRITE:
 		return p->mkwrite_lat.count ? NULL :
 					      "no page_mkwrite on this path";
+	case SAMPLE_PASS:
+		return p->pass_lat.count ? NULL :
+					   "no writeback pass on this path";
 	case SAMPLE_MIB:
 		return per_mib_base(c->write_bytes + c->dio_bytes,
 				    c->bio_bytes) >= PER_MIB_MIN ? NULL :
@@ -84,7 +87,8 @@ bool path_idle(const struct path_summary *p)
 
 	return !(c->write_calls | c->dio_calls | c->wb_calls | c->wb_pages |
 		 c->bio_count | c->bh_alloc | c->read_calls | c->read_pages |
-		 c->read_bio_count | c->mkwrite_calls | c->dwf_calls);
+		 c->read_bio_count | c->mkwrite_calls | c->dwf_calls |
+		 c->wb_passes);
 }
 
 const char *path_figure_why(const struct run_info *info, unsigned int path,
@@ -131,6 +135,7 @@ static void path_derive(struct path_summary *ps, double secs)
 	dist_of(&ps->hist[HIST_READ_LAT], &ps->read_lat, EST_MID);
 	dist_of(&ps->hist[HIST_READ_BIO_SIZE], &ps->read_bio_size, EST_LOW);
 	dist_of(&ps->hist[HIST_MKWRITE_LAT], &ps->mkwrite_lat, EST_MID);
+	dist_of(&ps->hist[HIST_PASS_LAT], &ps->pass_lat, EST_MID);
 	ps->read_bio_mbps = mib_per_sec(c->read_bio_bytes, secs);
 	ps->read_bios_per_mib = c->read_bio_bytes >= PER_MIB_MIN ?
 		(double)c->read_bio_count / ((double)c->read_bio_bytes / MIB) :

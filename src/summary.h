@@ -24,6 +24,7 @@ struct path_summary {
 	struct dist read_lat;		/* ns, read_folio / readahead */
 	struct dist read_bio_size;	/* bytes */
 	struct dist mkwrite_lat;	/* ns */
+	struct dist pass_lat;		/* ns, writeback pass over an inode */
 	double read_bio_mbps;		/* MiB/s read as bios */
 	double read_bios_per_mib;	/* read bios per MiB they carried */
 	double write_mbps;		/* MiB/s written by calls */
@@ -83,6 +84,7 @@ enum sample {
 	SAMPLE_READ,	/* read latency: a read_folio or readahead */
 	SAMPLE_READ_BIO,	/* read bio sizes: a read bio */
 	SAMPLE_MKWRITE,	/* page_mkwrite latency: a fault */
+	SAMPLE_PASS,	/* writeback pass latency: a pass */
 	SAMPLE_MIB,	/* per MiB written: 1 MiB written (PER_MIB_MIN) */
 	SAMPLE_READ_MIB,	/* per MiB read as bios: 1 MiB of them */
 	SAMPLE_CALL,	/* per write call: a write call */

@@ -456,7 +456,7 @@ static void view_read(const struct tui *t, const struct tui_layout *l, int y,
 		 FIG_READ_PAGES);
 	DIST_ROW("read bio p50", (double)c[p].read_bio_size.p50, 'b',
 		 FIG_READ_BIOS, SAMPLE_READ_BIO);
-	DIST_ROW("read lat p99", (double)c[p].read_lat.p99, 't', FIG_READ,
+	DIST_ROW("read lat p99", (double)c[p].read_lat.p99, 't', FIG_READ_LAT,
 		 SAMPLE_READ);
 	READ_ROW("read bh, total", (double)c[p].c.read_bh_alloc, 'n',
 		 FIG_READ_BH);

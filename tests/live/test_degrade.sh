@@ -15,7 +15,8 @@ OUT=$(cd "$(dirname "$0")/../.." && pwd)/.output
 F_WRITE=$OUT/fault-write/bhprof
 F_BIO=$OUT/fault-bio/bhprof
 F_ALL=$OUT/fault-all/bhprof
-for b in "$F_WRITE" "$F_BIO" "$F_ALL"; do
+F_PASS=$OUT/fault-pass/bhprof
+for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS"; do
 	[ -x "$b" ] || { bad "$b not built (make faults)"; finish; }
 done
 
@@ -84,6 +85,22 @@ check "bio lost: >= one buffer_head per 4 KiB block on bh" \
 check "bio lost: bios, totals and devices are null" \
 	[ "$(j '.paths.bh.bio.count, .paths.iomap.bio.size_bytes, .bio_total.count, .devices' | sort -u)" = null ]
 check "bio lost: the device was still written (diskstats $DS)" [ "$DS" -ge "$BYTES" ]
+
+# --- the pass group lost: no mode asks for it, so even a forced mode
+# goes on without it
+"$F_PASS" stat --json --attach tracepoint -d "$NAME" -- "${DD[@]}" \
+	>"$WORK/out.json" 2>"$WORK/err"
+check "pass lost: stat --attach tracepoint still runs (rc 0)" [ $? = 0 ]
+check "pass lost: one line on stderr naming the group" \
+	[ "$(grep -c 'lost the pass probes (writeback_single_inode)' "$WORK/err")" = 1 ] &&
+	[ "$(wc -l <"$WORK/err")" = 1 ]
+check "pass lost: both pass probes read failed" \
+	[ "$(j '[.attach.pass_inode, .attach.pass_ext4] | unique | .[]')" = failed ]
+check "pass lost: passes and their latency are null, not 0" \
+	[ "$(j '.paths.bh.writeback.passes, .paths.iomap.writeback.pass_lat_ns' | sort -u)" = null ]
+check "pass lost: write calls and writeback pages still count" \
+	[ "$(j .paths.bh.write.calls)" = $MIB ] &&
+	[ "$(j .paths.bh.writeback.pages)" -ge $((BYTES / 4096)) ]
 
 # --- the same when libbpf's warnings name no program: each group is
 # loaded alone to find the one refused (test builds only can hide it)

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Writeback passes over an inode, timed, from tracepoints in every attach
+ * mode (the pass group): __writeback_single_inode() for any filesystem,
+ * and on ext4 ext4_writepages(), whose pair also fires for the passes no
+ * flusher makes (fsync, sync_file_range, jbd2's ordered data). A thread
+ * holds one pass at a time: the outermost counts, so an ext4 inode that
+ * the flusher writes back is one pass, not two.
+ *
+ * Included by bhprof.bpf.c: one object.
+ */
+#ifndef BHPROF_PASSES_BPF_H
+#define BHPROF_PASSES_BPF_H
+
+/* the block-device pseudo filesystem, which holds every bdev inode */
+#define BHP_BDEVFS_MAGIC 0x62646576
+
+/*
+ * The path and device of any inode a pass goes over. A block device's
+ * own inode takes the bdev path. Any other inode takes its filesystem's,
+ * whatever its type: a directory's pass writes its inode all the same.
+ * A device node (S_IFBLK on ext4) is its filesystem's: its pass writes
+ * the node, not the device.
+ */
+static __always_inline __u32 pass_path(struct inode *inode, __u32 *dev)
+{
+	struct super_block *sb = inode->i_sb;
+	__u64 magic = sb->s_magic;
+
+	if (magic == BHP_BDEVFS_MAGIC) {
+		*dev = inode->i_rdev;
+		return bdev_path;
+	}
+	*dev = sb->s_dev;
+	return fs_path(magic);
+}
+
+static __always_inline void pass_open(struct inode *inode, __u32 src)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_ctx c = {};
+
+	FAULT_POINT(BHP_GROUP_PASS);
+	if (!tgid_ok(id))
+		return;
+	c.path = pass_path(inode, &c.dev);
+	if (c.path >= NR_PATHS || !dev_ok(c.dev))
+		return;
+	c.src = src;
+	c.inode = (__u64)inode;
+	ctx_set(id, CTX_PASS, &c);
+}
+
+SEC("?tp_btf/writeback_single_inode_start")
+int BPF_PROG(tp_pass_start, struct inode *inode)
+{
+	pass_open(inode, SRC_PASS_INODE);
+	return 0;
+}
+
+SEC("?tp_btf/writeback_single_inode")
+int BPF_PROG(tp_pass_end)
+{
+	timed_exit(CTX_PASS, SRC_PASS_INODE, HIST_PASS_LAT);
+	return 0;
+}
+
+SEC("?tp_btf/ext4_writepages")
+int BPF_PROG(tp_pass_ext4, struct inode *inode)
+{
+	pass_open(inode, SRC_PASS_EXT4);
+	return 0;
+}
+
+SEC("?tp_btf/ext4_writepages_result")
+int BPF_PROG(tp_pass_ext4_end)
+{
+	timed_exit(CTX_PASS, SRC_PASS_EXT4, HIST_PASS_LAT);
+	return 0;
+}
+
+#endif /* BHPROF_PASSES_BPF_H */
