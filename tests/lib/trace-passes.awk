@@ -8,7 +8,10 @@
 # ext4_writepages() on a thread, as bhprof counts it: one state per
 # thread, opened by a start when none is open, closed and counted by the
 # end of the kind that opened it. Inodes on no device (bdi "(unknown)")
-# belong to no path. Prints one line: passes N ext4 M reads R.
+# belong to no path. Each pattern holds the start of the event's own
+# text, as a kprobe event of the same name (the VM matrix has one on
+# iomap_readahead) prints another. Prints one line: passes N ext4 M
+# reads R.
 #
 # -v devs="7:1 7:2": only events of those devices, as bhprof -d counts
 # (a writeback event names its bdi: a whole disk's, as loop and NVMe
@@ -33,24 +36,24 @@ BEGIN {
 	if (n && !(dev_of($0) in want))
 		next
 }
-/ writeback_single_inode_start: / {
+/ writeback_single_inode_start: bdi / {
 	if (open[tid] == "" && $0 !~ /bdi \(unknown\):/)
 		open[tid] = "wsi"
 	next
 }
-/ writeback_single_inode: / {
+/ writeback_single_inode: bdi / {
 	if (open[tid] == "wsi") {
 		passes++
 		open[tid] = ""
 	}
 	next
 }
-/ ext4_writepages: / {
+/ ext4_writepages: dev / {
 	if (open[tid] == "")
 		open[tid] = "ext4"
 	next
 }
-/ ext4_writepages_result: / {
+/ ext4_writepages_result: dev / {
 	if (open[tid] == "ext4") {
 		passes++
 		ext4++
@@ -58,7 +61,7 @@ BEGIN {
 	}
 	next
 }
-/ iomap_read(page|ahead): / {
+/ iomap_read(page|ahead): dev / {
 	reads++
 }
 END {

@@ -97,7 +97,7 @@ if [ "$(cat "$res/auto.rc" 2>/dev/null)" = 0 ] && jq -e . "$arep" >/dev/null 2>&
 	got=$(jq -r '.attach.writeback_iomap' "$arep")
 	pmode=$(jq -r '.probes[] | select(.name == "writeback_iomap") | .mode' "$probe" 2>/dev/null)
 	if [ "$got" = "$want_mode" ] && [ "$pmode" = "$want_mode" ] &&
-	   ! jq -e --arg w "$want_mode" '[.attach | to_entries[] | select(.key != "bio") | .value] |
+	   ! jq -e --arg w "$want_mode" '[.attach | to_entries[] | select(.key != "bio" and (.key | startswith("pass_") | not)) | .value] |
 		any(. != $w and . != "absent" and . != "none")' "$arep" >/dev/null; then
 		record PASS - auto attach "probe and the recording: every probe $want_mode or absent (modes here: $K_MODES)"
 	else
@@ -154,6 +154,16 @@ trace_json() {
 	  printf ",\"r\":{"; sep = ""
 	  for (d in rc) { printf "%s\"%s\":{\"count\":%d,\"bytes\":%d}", sep, d, rc[d], rb[d]; sep = "," }
 	  print "}}" }' "$1"
+}
+
+# The kernel's writeback passes and iomap read calls of a tracefs dump
+# (tests/lib/trace-passes.awk) -> {"passes", "ext4", "reads"}, or null
+# when guest-init.sh could not enable the writeback events
+pass_json() {
+	grep -q '^writeback/writeback_single_inode$' "$res/pass-events.txt" 2>/dev/null ||
+		{ echo null; return; }
+	awk -f "$REPO_ROOT/tests/lib/trace-passes.awk" "$1" |
+		awk '{ printf "{\"passes\":%d,\"ext4\":%d,\"reads\":%d}\n", $2, $4, $6 }'
 }
 
 # kprobe_profile lines "EVENT HITS" -> {"function": hits}
@@ -229,7 +239,7 @@ $stat as $s |
         ref_count: ($ref.r[$w.dev].count // 0), ref_bytes: ($ref.r[$w.dev].bytes // 0) } ],
     trace_overrun: $ref.overrun,
     mmap: ($ws | any(op == "mmap")), racy: ($ws | any(.racer)),
-    ref: { bh: $ref.bh, kp: $kp }, skipped: $skipped,
+    ref: { bh: $ref.bh, kp: $kp, passes: $pref.passes }, skipped: $skipped,
     expected: $exp, rexpected: $rexp
   }
 } as $r |
@@ -249,12 +259,15 @@ $r + { checks: (
         "rc=\($rc) exit_status=\($s.command.exit_status) writers=\($ws | length) readers=\($rs | length)") ]
   # page_mkwrite and direct_write_fallback have no tracepoint: in
   # tracepoint mode they run in no mode ("none"), never "tracepoint"
-  + [ ($s.attach // {}) | to_entries[] | select(.key != "bio") |
+  + [ ($s.attach // {}) | to_entries[] | select(.key != "bio" and (.key | startswith("pass_") | not)) |
       ($mode == "tracepoint" and ((.key | startswith("mkwrite_")) or .key == "dio_fallback")) as $blind |
       chk("attach \(.key)"; (.value == "absent" or
             (if $blind then .value == "none" else .value == $mode end));
           "\(.key)=\(.value)") ]
   + [ chk("attach bio"; ($s.attach.bio == "tracepoint"); "bio=\($s.attach.bio)") ]
+  # ... and so do writeback passes, in every mode
+  + [ ($s.attach // {}) | to_entries[] | select(.key | startswith("pass_")) |
+      chk("attach \(.key)"; (.value == "tracepoint" or .value == "absent"); "\(.key)=\(.value)") ]
   + [ chk("no lost events"; ($s.lost == 0); "lost=\($s.lost)") ]
   + [ $r.figures.devices[] |
       chk("bytes vs diskstats \(.name)";
@@ -345,14 +358,35 @@ $r + { checks: (
             "\($g.read_bio.count) read bios \($g.read_bio.bytes) B >= \($e.bytes) B read, \($g.read_bio.size_bytes.count) sizes"),
         chk("\($p) read pages"; ($g.read.pages * $pgsz >= $e.buffered);
             "\($g.read.pages) pages asked for, \($e.buffered) B read through the page cache"),
-        (if $mode == "tracepoint" then
+        # tracepoint mode: iomap'"'"'s own events count its read calls
+        # (no latency); no event of the bh path'"'"'s read functions does
+        (if $mode == "tracepoint" and $p == "bh" then
            chk("\($p) read calls unseen"; ($g.read.calls == null and $g.read.lat_ns == null);
                "tracepoint mode: read calls=\($g.read.calls), lat_ns=\($g.read.lat_ns | tojson)")
+         elif $mode == "tracepoint" then
+           chk("\($p) read calls vs kernel"; (short_ok($g.read.calls; kread($p)) and ($e.buffered == 0 or $g.read.calls > 0)
+                and $g.read.lat_ns == null and $g.read.calls == $pref.reads);
+               "bhprof \($g.read.calls) calls (latency \($g.read.lat_ns | tojson)), kernel kprobes \(kread($p)), tracefs iomap_readpage/iomap_readahead \($pref.reads)")
          else
            chk("\($p) read calls vs kernel"; (short_ok($g.read.calls; kread($p)) and ($e.buffered == 0 or $g.read.calls > 0)
                 and ($g.read.lat_ns.count // 0) == $g.read.calls);
                "bhprof \($g.read.calls) calls (\($g.read.lat_ns.count) latencies, p50 \($g.read.lat_ns.p50) ns), kernel kprobes \(kread($p))")
          end)
+      end ]
+  # ---- writeback passes over an inode: the pass group, on tracepoints
+  # in every mode, against the same events in the kernel'"'"'s trace
+  + [ [ $s.paths.bh.writeback, $s.paths.iomap.writeback ] as $pw |
+      ($pw | map(.passes)) as $n |
+      if $s.attach.pass_inode == "absent" then
+        chk("passes absent"; ($n | all(. == null)); "no writeback_single_inode events in this kernel: \($n | tojson)")
+      else
+        chk("passes vs kernel trace"; ($pref != null and ($n | all(. != null)) and ($n | add) == $pref.passes and $ref.overrun == 0);
+            "bhprof bh \($n[0]) + iomap \($n[1]), tracefs \($pref.passes // "not captured") passes, \($pref.ext4) by ext4_writepages alone (overrun \($ref.overrun))"),
+        chk("pass latency"; ($pw | all((.pass_lat_ns.count // 0) == .passes and (.passes == 0 or .pass_lat_ns.p50 > 0)));
+            "bh \($pw[0].pass_lat_ns.count) latencies p50 \($pw[0].pass_lat_ns.p50) ns, iomap \($pw[1].pass_lat_ns.count) p50 \($pw[1].pass_lat_ns.p50) ns"),
+        (select($ws | any(.p == "bh" and (.path | startswith("/mnt/ext4")))) |
+         chk("ext4 passes seen"; ($pref.ext4 // 0) > 0 and $n[0] > 0;
+             "ext4 fsyncs: \($pref.ext4) ext4_writepages passes alone, bhprof bh \($n[0])"))
       end ]
   # ---- page_mkwrite: a shared mapping'"'"'s writes, against kprobes
   + [ ($ws | map(select(op == "mmap")) | map(.p) | unique)[] as $p | ($s.paths[$p] // {}) as $g |
@@ -436,13 +470,15 @@ for mode in $VM_MODES; do
 		bht=false
 		[ -f "$d/bh-filter.txt" ] && bht=true
 		[ -f "$d/bio-trace.txt" ] && ref=$(trace_json "$d/bio-trace.txt" "$d/trace-stats.txt" $bht)
+		pref=null
+		[ -f "$d/bio-trace.txt" ] && pref=$(pass_json "$d/bio-trace.txt")
 		kprobes='{}'
 		[ -f "$d/kprobe-profile.txt" ] && kprobes=$(kp_json "$d/kprobe-profile.txt")
 		# bhprof's own warning of runs the kernel skipped
 		skipped=$(sed -n 's/.*the kernel skipped \([0-9]*\) runs.*/\1/p' \
 			"$d/stat.err" 2>/dev/null | tail -n 1)
 		jq -n --arg mode "$mode" --arg scen "$s" --argjson rc "$rc" \
-			--argjson ref "$ref" --argjson kp "$kprobes" \
+			--argjson ref "$ref" --argjson kp "$kprobes" --argjson pref "$pref" \
 			--argjson skipped "${skipped:-0}" \
 			--argjson bh "$K_BH" --arg bhwb "$K_BH_WB" --argjson stat "$stat" \
 			--argjson folio_wb "$folio_wb" --argjson pgsz "$K_PAGE_SIZE" \
@@ -599,6 +635,8 @@ map(select(.figures.paths != {})) | select(length > 1) |
   metric("bh read pages"; .paths.bh.read.pages), metric("iomap read pages"; .paths.iomap.read.pages),
   metric("bh read calls"; .paths.bh.read.calls; .ref.rpaths.bh.calls), metric("iomap read calls"; .paths.iomap.read.calls; .ref.rpaths.iomap.calls),
   metric("bh read bh allocations"; .paths.bh.read_bh_alloc),
+  metric("writeback passes"; ((.paths.bh.writeback.passes // 0) + (.paths.iomap.writeback.passes // 0)) as $n |
+         if .paths.bh.writeback.passes == null then null else $n end; .ref.passes),
   metric("bh mkwrite calls"; .paths.bh.mkwrite.calls; .ref.mkwrite.bh), metric("iomap mkwrite calls"; .paths.iomap.mkwrite.calls; .ref.mkwrite.iomap),
   metric("fallbacks"; ((.paths.bh.dio_fallback.calls // 0) + (.paths.iomap.dio_fallback.calls // 0)) as $n |
          if .paths.bh.dio_fallback.calls == null then null else $n end; .ref.fallback)

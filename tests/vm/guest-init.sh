@@ -228,6 +228,20 @@ for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
 		log "no kprobe event for $f"
 done
 
+# The kernel's own writeback passes and iomap read calls, for bhprof's
+# pass group and tracepoint mode (tests/lib/trace-passes.awk counts them
+# on the host): on for the whole run, recorded only while a scenario has
+# tracing on (each enable is a code patch, slow under TCG)
+: > $R/pass-events.txt
+for e in writeback/writeback_single_inode_start writeback/writeback_single_inode \
+	 ext4/ext4_writepages ext4/ext4_writepages_result \
+	 iomap/iomap_readpage iomap/iomap_readahead; do
+	[ -d /sys/kernel/tracing/events/$e ] || continue
+	echo 1 > /sys/kernel/tracing/events/$e/enable 2>>$R/init.err &&
+		echo $e >> $R/pass-events.txt
+done
+log "reference events: $(tr '\n' ' ' < $R/pass-events.txt)"
+
 # probe: what attaches here, once in auto mode
 bhprof probe --json > $R/probe.json 2> $R/probe.err
 echo $? > $R/probe.rc
