@@ -535,6 +535,23 @@ static int rows_write_lat(const struct tui *t, const struct tui_layout *l,
 	return y;
 }
 
+/* Writeback latency: of the calls where the mode sees them, else of
+ * the passes over an inode, which tracepoint mode has as well */
+static void row_wb_lat(const struct tui *t, const struct tui_layout *l,
+		       int y, const struct dist **wb, const bool *wbs)
+{
+	const struct path_summary *a = &t->win.path[0], *b = &t->win.path[1];
+	const struct dist *pass[NR_PATHS] = { &a->pass_lat, &b->pass_lat };
+	const bool on[NR_PATHS] = { true, true };
+
+	if (!wbs[0] && !wbs[1] && figure_known(t->info, PATH_BH, FIG_PASSES))
+		row_lat(t, l, y, "wb pass p99", pass,
+			offsetof(struct dist, p99), on);
+	else
+		row_lat(t, l, y, "writeback p99", wb,
+			offsetof(struct dist, p99), wbs);
+}
+
 /* metric rows: compact, full, or full with a blank row between groups */
 enum shape { COMPACT, FULL, ROOMY };
 
@@ -558,8 +575,7 @@ static int draw_metrics(const struct tui *t, const struct tui_layout *l,
 	}
 	/* n/a twice says nothing a short screen has room for */
 	if (full || wbs[0] || wbs[1])
-		row_lat(t, l, y++, "writeback p99", wb,
-			offsetof(struct dist, p99), wbs);
+		row_wb_lat(t, l, y++, wb, wbs);
 	if (!row_lost(t, l, y++, "pages/s", FIG_WB_PAGES))
 		row_num(t, l, y - 1, "pages/s", a->pages_ps, b->pages_ps,
 			HIGHER);

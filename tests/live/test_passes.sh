@@ -3,8 +3,8 @@
 #
 # What tracepoint mode sees beyond its stand-ins (issue 20): writeback
 # passes over an inode, timed, on ext4 and XFS, and the iomap path's read
-# calls. bhprof's counts must equal the kernel's own events of the same
-# run, recorded through tracefs and counted by tests/lib/trace-passes.awk
+# calls. bhprof's counts, recorded and reported, must equal the kernel's
+# own events of the same run, recorded through tracefs and counted by tests/lib/trace-passes.awk
 # (the pass rule: the outermost of __writeback_single_inode and
 # ext4_writepages on a thread).
 . "$(dirname "$0")/lib.sh"
@@ -55,14 +55,16 @@ echo 0 >$T/tracing_on
 echo >$T/trace
 events 1 || { bad "passes: cannot enable the reference events"; finish; }
 echo 1 >$T/tracing_on
-"$BHPROF" stat --json --attach tracepoint -d "$(basename "$E")" \
-	-d "$(basename "$X")" -- sh -c "$load" >"$WORK/out.json" 2>"$WORK/err"
+# recorded, then reported: the record file keeps what stat would print
+"$BHPROF" record -o "$WORK/p.bhp" --attach tracepoint -d "$(basename "$E")" \
+	-d "$(basename "$X")" -- sh -c "$load" 2>"$WORK/err"
 rc=$?
+"$BHPROF" report --json "$WORK/p.bhp" >"$WORK/out.json" 2>>"$WORK/err" || rc=$?
 echo 0 >$T/tracing_on
 events 0
 cat $T/trace >"$WORK/trace.txt"
 echo >$T/trace
-check "stat --attach tracepoint runs (rc $rc)" [ $rc = 0 ]
+check "record --attach tracepoint and report run (rc $rc)" [ $rc = 0 ]
 j() { jq -r "$1" "$WORK/out.json"; }
 read -r _ kpasses _ kext4 _ kreads < <(awk -v devs="$devs" -f "$REF" "$WORK/trace.txt")
 overrun=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' $T/per_cpu/cpu*/stats)

@@ -730,6 +730,38 @@ TEST(figure_why_says_absent_na_failed)
 	CHECK(figure_known(&in, PATH_BH, FIG_WRITE));
 }
 
+/* Tracepoint mode's read calls are iomap's alone, and never timed;
+ * passes are known wherever they were recorded and the kernel has them */
+TEST(figure_why_tracepoint_reads_and_passes)
+{
+	static struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	in.features = RUN_F_READS;
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_TRACEPOINT;
+	/* a file from before the pass group: unrecorded, not 0 */
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_PASSES), "unrecorded"));
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_READ), "n/a"));
+	in.features |= RUN_F_PASSES | RUN_F_TP_READ_CALLS;
+	CHECK(figure_known(&in, PATH_BH, FIG_PASSES));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_READ));
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_READ), "n/a"));
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_READ_LAT), "n/a"));
+	/* fentry: calls and latency on both paths */
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_FENTRY;
+	CHECK(figure_known(&in, PATH_BH, FIG_READ));
+	CHECK(figure_known(&in, PATH_BH, FIG_READ_LAT));
+	/* the pass group lost, or a kernel without its events */
+	in.probes[PROBE_PASS_EXT4].failed = true;
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_PASSES), "failed"));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_WRITE));
+	in.probes[PROBE_PASS_EXT4].failed = false;
+	in.probes[PROBE_PASS_INODE].absent = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_PASSES), "absent"));
+}
+
 /*
  * A --callers recording (tests/fuzz/corpus/recfile/callers, written by
  * mkcorpus): its rows, chains, peak and mounts come back as written, the
