@@ -288,35 +288,55 @@ static void write_metrics(struct prom *p, const struct run_info *info,
 	}
 }
 
-/* Passes over an inode: tracepoints in every mode, absent series only
- * where the kernel or an older file has none. */
-static void passes_metrics(struct prom *p, const struct run_info *info,
-			   const struct summary *s, struct labels *l)
+/* a count per path and its latency histogram */
+struct timed_family {
+	const char *count, *count_help, *lat, *lat_help;
+	enum figure fig;
+	size_t field;		/* of struct bhp_path_stats */
+	unsigned int kind;	/* enum bhp_hist_kind */
+};
+
+/* ... the histogram for the paths in seen[] */
+static void timed_metrics(struct prom *p, const struct run_info *info,
+			  const struct summary *s, struct labels *l,
+			  const struct timed_family *f, const bool *seen)
 {
-	const char *lat = "bhprof_writeback_pass_latency_seconds";
-
-	if (!figure_known(info, PATH_BH, FIG_PASSES))
-		return;
-	family(p, "bhprof_writeback_passes", FAM_COUNTER, NULL,
-	       "Writeback passes over an inode, per path.");
-	path_counter(p, info, s, l, "bhprof_writeback_passes", FIG_PASSES,
-		     offsetof(struct bhp_path_stats, wb_passes));
-	family(p, lat, FAM_HISTOGRAM, "seconds",
-	       "Writeback pass latency, per path.");
+	family(p, f->count, FAM_COUNTER, NULL, f->count_help);
+	path_counter(p, info, s, l, f->count, f->fig, f->field);
+	family(p, f->lat, FAM_HISTOGRAM, "seconds", f->lat_help);
 	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		const struct bhp_hist *h = &s->path[path].hist[HIST_PASS_LAT];
+		const struct bhp_hist *h = &s->path[path].hist[f->kind];
 
+		if (!seen[path])
+			continue;
 		path_label(l, path);
-		histogram(p, lat, l, h, &lat_les, lat_sum_seconds(h));
+		histogram(p, f->lat, l, h, &lat_les, lat_sum_seconds(h));
 	}
 }
 
+/* Passes over an inode: tracepoints in every mode, absent series only
+ * where the kernel or an older file has none. */
+static const struct timed_family passes_family = {
+	"bhprof_writeback_passes", "Writeback passes over an inode, per path.",
+	"bhprof_writeback_pass_latency_seconds",
+	"Writeback pass latency, per path.", FIG_PASSES,
+	offsetof(struct bhp_path_stats, wb_passes), HIST_PASS_LAT,
+};
+
 /* Writeback calls and latency exist only where the attach mode sees
  * them: in tracepoint mode the series are absent, never zero. */
+static const struct timed_family calls_family = {
+	"bhprof_writeback_calls",
+	"Writeback function calls, per path (absent in tracepoint mode).",
+	"bhprof_writeback_latency_seconds",
+	"Writeback function latency, per path (absent in tracepoint mode).",
+	FIG_WB_CALLS, offsetof(struct bhp_path_stats, wb_calls), HIST_WB_LAT,
+};
+
 static void writeback_metrics(struct prom *p, const struct run_info *info,
 			      const struct summary *s, struct labels *l)
 {
-	const char *lat = "bhprof_writeback_latency_seconds";
+	const bool all[NR_PATHS] = { true, true };
 	bool seen[NR_PATHS], any = false;
 
 	for (unsigned int path = 0; path < NR_PATHS; path++) {
@@ -327,23 +347,10 @@ static void writeback_metrics(struct prom *p, const struct run_info *info,
 	       "Pages handed to writeback, per path.");
 	path_counter(p, info, s, l, "bhprof_writeback_pages", FIG_WB_PAGES,
 		     offsetof(struct bhp_path_stats, wb_pages));
-	passes_metrics(p, info, s, l);
-	if (!any)
-		return;
-	family(p, "bhprof_writeback_calls", FAM_COUNTER, NULL,
-	       "Writeback function calls, per path (absent in tracepoint mode).");
-	path_counter(p, info, s, l, "bhprof_writeback_calls", FIG_WB_CALLS,
-		     offsetof(struct bhp_path_stats, wb_calls));
-	family(p, lat, FAM_HISTOGRAM, "seconds",
-	       "Writeback function latency, per path (absent in tracepoint mode).");
-	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		const struct bhp_hist *h = &s->path[path].hist[HIST_WB_LAT];
-
-		if (!seen[path])
-			continue;
-		path_label(l, path);
-		histogram(p, lat, l, h, &lat_les, lat_sum_seconds(h));
-	}
+	if (figure_known(info, PATH_BH, FIG_PASSES))
+		timed_metrics(p, info, s, l, &passes_family, all);
+	if (any)
+		timed_metrics(p, info, s, l, &calls_family, seen);
 }
 
 /*
