@@ -285,13 +285,6 @@ static __always_inline void ctx_reopen(struct bhp_ctx *old,
 	old->src = c->src;
 }
 
-/*
- * Opens a context unless the thread is already inside one (outermost
- * wins). A write context is only worth opening for a file of a path: a
- * write to a pipe, a socket or tmpfs returns before any map is touched,
- * which is most of the cost. A writeback context opens for any inode,
- * or none (sync(2)): its bios are judged by the pages they carry.
- */
 /* c, stamped now, as the thread's context of kind: outermost wins */
 static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
 {
@@ -309,6 +302,13 @@ static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
 	ctx_reopen(old, c);
 }
 
+/*
+ * Opens a context unless the thread is already inside one (outermost
+ * wins). A write context is only worth opening for a file of a path: a
+ * write to a pipe, a socket or tmpfs returns before any map is touched,
+ * which is most of the cost. A writeback context opens for any inode,
+ * or none (sync(2)): its bios are judged by the pages they carry.
+ */
 static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
 				       bool need_path, __u32 pages)

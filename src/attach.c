@@ -43,8 +43,8 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_PASS_EXT4] = { "ext4_writepages" },
 };
 
-/* the other end of a tracepoint probe's pair */
-static const char *const tp_pair_end[NR_PROBES] = {
+/* the other event of a tracepoint probe's pair */
+static const char *const tp_pair[NR_PROBES] = {
 	[PROBE_PASS_INODE] = "writeback_single_inode_start",
 	[PROBE_PASS_EXT4] = "ext4_writepages_result",
 };
@@ -218,8 +218,8 @@ static void resolve(struct attach_plan *p, const struct btf *btf,
 					     btf_has_tracepoint(btf, name) :
 					     btf_has_func(btf, name) || sym;
 
-			if (found && tp_pair_end[id])
-				found = btf_has_tracepoint(btf, tp_pair_end[id]);
+			if (found && tp_pair[id])
+				found = btf_has_tracepoint(btf, tp_pair[id]);
 
 			if (!found)
 				continue;
