@@ -1242,6 +1242,7 @@ static __always_inline void iomap_read_seen(struct inode *inode)
 	__u32 dev = 0;
 
 	FAULT_POINT(BHP_GROUP_READ);
+	FAULT_POINT(BHPROF_FAULT_IOMAP_READS);
 	if (!tgid_ok(bpf_get_current_pid_tgid()))
 		return;
 	if (inode_path_typed(inode, inode->i_mode, &dev) != PATH_IOMAP ||

@@ -715,6 +715,18 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	/* the syscall programs every group shares: one per group instead */
 	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
 		return attach_plan_split_syscalls(p);
+	/* iomap's read events give its read calls alone: refused, those
+	 * read n/a and the rest of the read group stays */
+	if (p->read_tp_iomap && (prog == s->progs.tp_iomap_readpage ||
+				 prog == s->progs.tp_iomap_readahead)) {
+		p->read_tp_iomap = false;
+		pwhy_add(p, PROBE_READ_IOMAP_FOLIO, bpf_program__name(prog),
+			 why);
+		fprintf(stderr, "bhprof: the iomap read events were refused "
+			"(%s: %s): iomap read calls are not counted\n",
+			bpf_program__name(prog), why);
+		return BHP_GROUP_READ;
+	}
 	if (is_callers_prog(s, prog)) {
 		if (p->callers_lost)
 			return -EINVAL;
@@ -920,6 +932,21 @@ static int attach_sys(struct attach_plan *p, struct bpf_program *enter,
 	return err;
 }
 
+static void links_truncate(struct attach_plan *p, int mark);
+
+/* as in attach_plan_demote(): refused, the iomap read events cost only
+ * the calls they count */
+static void attach_iomap_reads(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	int mark = p->nr_links;
+
+	if (!attach_prog(p, s->progs.tp_iomap_readpage) &&
+	    !attach_prog(p, s->progs.tp_iomap_readahead))
+		return;
+	links_truncate(p, mark);
+	p->read_tp_iomap = false;
+}
+
 static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 			      enum bhp_group g)
 {
@@ -950,8 +977,8 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = attach_sys(p, s->progs.tp_read_enter,
 				 s->progs.tp_read_exit, s, g);
 		err = err ?: attach_prog(p, s->progs.tp_read_folio_added);
-		err = err ?: attach_prog(p, s->progs.tp_iomap_readpage);
-		err = err ?: attach_prog(p, s->progs.tp_iomap_readahead);
+		if (!err)
+			attach_iomap_reads(p, s);
 		break;
 	case BHP_GROUP_PASS:
 		err = attach_prog(p, s->progs.tp_pass_start);

@@ -16,7 +16,8 @@ F_WRITE=$OUT/fault-write/bhprof
 F_BIO=$OUT/fault-bio/bhprof
 F_ALL=$OUT/fault-all/bhprof
 F_PASS=$OUT/fault-pass/bhprof
-for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS"; do
+F_IOREAD=$OUT/fault-iomapread/bhprof
+for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS" "$F_IOREAD"; do
 	[ -x "$b" ] || { bad "$b not built (make faults)"; finish; }
 done
 
@@ -101,6 +102,24 @@ check "pass lost: passes and their latency are null, not 0" \
 check "pass lost: write calls and writeback pages still count" \
 	[ "$(j .paths.bh.write.calls)" = $MIB ] &&
 	[ "$(j .paths.bh.writeback.pages)" -ge $((BYTES / 4096)) ]
+
+# --- iomap's read events refused: they cost the iomap read calls alone,
+# the read group keeps its pages and bios
+dd if=/dev/zero of="$DEV" bs=1M count=4 conv=fsync status=none
+blockdev --flushbufs "$DEV"
+"$F_IOREAD" stat --json --attach tracepoint -d "$NAME" -- \
+	dd if="$DEV" of=/dev/null bs=1M count=4 status=none \
+	>"$WORK/out.json" 2>"$WORK/err"
+check "iomap read events lost: stat --attach tracepoint runs (rc 0)" [ $? = 0 ]
+check "iomap read events lost: one line on stderr saying so" \
+	[ "$(grep -c 'iomap read events were refused.*iomap read calls are not counted' "$WORK/err")" = 1 ] &&
+	[ "$(wc -l <"$WORK/err")" = 1 ]
+check "iomap read events lost: the read group still on tracepoints" \
+	[ "$(j '[.attach.read_bh_ra, .attach.read_iomap_ra] | unique | .[]')" = tracepoint ]
+check "iomap read events lost: iomap read calls null, read pages and bios counted" \
+	[ "$(j .paths.iomap.read.calls)" = null ] &&
+	[ "$(j '.paths.bh.read.pages + .paths.iomap.read.pages')" -ge 1024 ] &&
+	[ "$(j '.devices[0].read_bio_bytes')" -ge $((4 * 1048576)) ]
 
 # --- the same when libbpf's warnings name no program: each group is
 # loaded alone to find the one refused (test builds only can hide it)
