@@ -220,9 +220,10 @@ static __always_inline bool in_compat_syscall(struct pt_regs *regs)
 
 /*
  * Tests only (make faults): BHPROF_FAULT=group (enum bhp_group, or
- * BHPROF_FAULT_ALL, or a point of its own below) makes a program of that probe group read a field no
- * kernel has, so that its load fails the way a renamed field fails on a
- * newer kernel. The shipped object has none of this.
+ * BHPROF_FAULT_ALL, or a point of its own below) makes a program of that
+ * probe group read a field no kernel has, so that its load fails the way
+ * a renamed field fails on a newer kernel. The shipped object has none of
+ * this.
  */
 #define BHPROF_FAULT_ALL 99
 /* ... or only the iomap read events, which degrade apart from their group */

@@ -111,8 +111,9 @@ struct bhp_path_stats {
 	bhp_u64 mkwrite_calls;	/* page_mkwrite faults */
 	bhp_u64 dwf_calls;	/* O_DIRECT writes that fell back to buffered */
 	bhp_u64 dwf_bytes;	/* ... and the bytes the buffered path wrote */
-	bhp_u64 wb_passes;	/* writeback passes over an inode (tracepoints,
-				 * every mode; run_info.features says) */
+	/* writeback passes over an inode: tracepoints, in every mode
+	 * (run_info.features says whether they were measured) */
+	bhp_u64 wb_passes;
 };
 
 /* Whole-run counters, a per-CPU array with one entry. */

@@ -1132,6 +1132,9 @@ static bool is_read_fn(enum probe_id id)
 	return id >= PROBE_READ_BH_FOLIO && id <= PROBE_READ_IOMAP_RA;
 }
 
+#define READ_TP_PAGES \
+	"filemap:mm_filemap_add_to_page_cache in a read syscall (pages)"
+
 static const char *tp_fixed_detail(enum probe_id id,
 				   const struct attach_plan *p)
 {
@@ -1153,14 +1156,10 @@ static const char *tp_fixed_detail(enum probe_id id,
 		       "writeback_single_inode (tp_btf)";
 	case PROBE_READ_IOMAP_FOLIO:
 	case PROBE_READ_IOMAP_RA:
+		if (p->read_tp_iomap && id == PROBE_READ_IOMAP_FOLIO)
+			return "iomap:iomap_readpage (calls), " READ_TP_PAGES;
 		if (p->read_tp_iomap)
-			return id == PROBE_READ_IOMAP_FOLIO ?
-				       "iomap:iomap_readpage (calls), "
-				       "filemap:mm_filemap_add_to_page_cache in "
-				       "a read syscall (pages)" :
-				       "iomap:iomap_readahead (calls), "
-				       "filemap:mm_filemap_add_to_page_cache in "
-				       "a read syscall (pages)";
+			return "iomap:iomap_readahead (calls), " READ_TP_PAGES;
 		/* fall through */
 	default:
 		/* tp_blind() probes never get here */

@@ -151,7 +151,8 @@ static void read_json(const struct jctx *pc, const struct pctx *x)
 	u64_why(&c, "calls", p->c.read_calls, pwhy(x, FIG_READ, SAMPLE_COUNT));
 	u64_why(&c, "pages", p->c.read_pages,
 		pwhy(x, FIG_READ_PAGES, SAMPLE_COUNT));
-	dist_why(&c, "lat_ns", &p->read_lat, pwhy(x, FIG_READ_LAT, SAMPLE_READ));
+	dist_why(&c, "lat_ns", &p->read_lat,
+		 pwhy(x, FIG_READ_LAT, SAMPLE_READ));
 	json_obj_close(c.j);
 	bio_json(pc, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
 		 p->read_bio_mbps, &p->read_bio_size,

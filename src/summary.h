@@ -24,7 +24,7 @@ struct path_summary {
 	struct dist read_lat;		/* ns, read_folio / readahead */
 	struct dist read_bio_size;	/* bytes */
 	struct dist mkwrite_lat;	/* ns */
-	struct dist pass_lat;		/* ns, writeback pass over an inode */
+	struct dist pass_lat;		/* ns, writeback pass of an inode */
 	double read_bio_mbps;		/* MiB/s read as bios */
 	double read_bios_per_mib;	/* read bios per MiB they carried */
 	double write_mbps;		/* MiB/s written by calls */
