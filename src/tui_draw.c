@@ -122,18 +122,21 @@ static const char *const short_names[NR_PROBES] = {
 	[PROBE_MKWRITE_EXT4] = "mk_ext4",
 	[PROBE_MKWRITE_IOMAP] = "mk_iomap",
 	[PROBE_DIO_FALLBACK] = "dwf",
+	[PROBE_PASS_INODE] = "pass",
+	[PROBE_PASS_EXT4] = "pass_ext4",
 };
 
 /* A tracepoint standing in for a kernel function sees its events but
  * not always its exact entry and exit: figures are approximations.
- * block_bio_queue is a tracepoint by nature. */
+ * block_bio_queue and the passes' events are tracepoints by nature. */
 static const char *probe_marker(enum probe_id id, const struct probe_state *ps)
 {
 	if (ps->absent)
 		return "";
 	if (ps->failed || ps->mode == MODE_NONE)
 		return "!";
-	if (ps->mode == MODE_TRACEPOINT && id != PROBE_BIO)
+	if (ps->mode == MODE_TRACEPOINT && id != PROBE_BIO &&
+	    probe_group_of(id) != BHP_GROUP_PASS)
 		return "~";
 	return "";
 }
@@ -224,7 +227,8 @@ static int attach_flow(const struct tui *t, int y, int w, bool grouped,
 			    !same_mode(&it[i], &it[j]))
 				continue;
 			done[j] = true;
-			name = grouped ? short_names[j] : probe_name(j);
+			name = grouped && short_names[j] ? short_names[j] :
+							   probe_name(j);
 			/* ungrouped: "name mode"; grouped: "mode: name name" */
 			lead = grouped && head ? mode_width(&it[i]) + 1 : 0;
 			n = lead + (int)strlen(name) +

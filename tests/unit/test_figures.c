@@ -61,3 +61,18 @@ TEST(per_mib_needs_one_mib)
 	CHECK(sample_why(&p, SAMPLE_MIB) == NULL);
 	CHECK(fabs(p.bh_per_mib - 256) < 1e-9);
 }
+
+/* Every probe, the newest included, has a name, and its group one too:
+ * probe, JSON, /metrics and the record file print them (a probe left out
+ * of a table would print NULL, or crash top's attach line). */
+TEST(every_probe_named)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		const char *n = probe_name(id);
+
+		CHECK(n && n[0] && strcmp(n, "?"));
+		CHECK(strcmp(group_name(probe_group_of(id)), "?"));
+	}
+	CHECK(!strcmp(probe_name(PROBE_PASS_EXT4), "pass_ext4"));
+	CHECK(probe_group_of(PROBE_PASS_EXT4) == BHP_GROUP_PASS);
+}
