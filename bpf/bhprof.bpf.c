@@ -1241,7 +1241,6 @@ static __always_inline void iomap_read_seen(struct inode *inode)
 	struct bhp_path_stats *ps;
 	__u32 dev = 0;
 
-	FAULT_POINT(BHP_GROUP_READ);
 	FAULT_POINT(BHPROF_FAULT_IOMAP_READS);
 	if (!tgid_ok(bpf_get_current_pid_tgid()))
 		return;

@@ -366,6 +366,14 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 	p->tp_ok[BHP_GROUP_MKWRITE] = false;
 }
 
+/* A group on tracepoints whatever the mode, which --attach MODE does
+ * not ask for: refused, it is lost alone, as under auto. (bio is too,
+ * but every run needs its bios.) */
+static bool group_modeless(enum bhp_group g)
+{
+	return g == BHP_GROUP_PASS;
+}
+
 /* A group that no tracepoint can stand in for is unseen, not lost, when
  * its functions cannot be probed: its figures read n/a. */
 static bool group_unseen_ok(enum bhp_group g)
@@ -582,8 +590,7 @@ static void why_add(struct attach_plan *p, enum bhp_group g, const char *fmt,
 static int demote(struct attach_plan *p, enum bhp_group g, enum attach_mode m,
 		  const char *what, const char *why)
 {
-	if (g == BHP_GROUP_PASS && !p->failed[g]) {
-		/* no mode asks for it, so none is all or nothing for it */
+	if (group_modeless(g) && !p->failed[g]) {
 		group_lost(p, g, why);
 		return g;
 	}
@@ -699,6 +706,17 @@ static void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 		autoload(s->progs.tp_bh_free, true);
 }
 
+/* iomap's read events give its read calls alone: refused, at load or
+ * at attach, those read n/a and the rest of the read group stays */
+static void iomap_reads_lost(struct attach_plan *p, const char *what,
+			     const char *why)
+{
+	p->read_tp_iomap = false;
+	pwhy_add(p, PROBE_READ_IOMAP_FOLIO, what, why);
+	fprintf(stderr, "bhprof: the iomap read events were refused (%s: %s): "
+		"iomap read calls are not counted\n", what, why);
+}
+
 int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 		       const struct bpf_program *prog, const char *why)
 {
@@ -715,16 +733,9 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	/* the syscall programs every group shares: one per group instead */
 	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
 		return attach_plan_split_syscalls(p);
-	/* iomap's read events give its read calls alone: refused, those
-	 * read n/a and the rest of the read group stays */
 	if (p->read_tp_iomap && (prog == s->progs.tp_iomap_readpage ||
 				 prog == s->progs.tp_iomap_readahead)) {
-		p->read_tp_iomap = false;
-		pwhy_add(p, PROBE_READ_IOMAP_FOLIO, bpf_program__name(prog),
-			 why);
-		fprintf(stderr, "bhprof: the iomap read events were refused "
-			"(%s: %s): iomap read calls are not counted\n",
-			bpf_program__name(prog), why);
+		iomap_reads_lost(p, bpf_program__name(prog), why);
 		return BHP_GROUP_READ;
 	}
 	if (is_callers_prog(s, prog)) {
@@ -934,17 +945,16 @@ static int attach_sys(struct attach_plan *p, struct bpf_program *enter,
 
 static void links_truncate(struct attach_plan *p, int mark);
 
-/* as in attach_plan_demote(): refused, the iomap read events cost only
- * the calls they count */
 static void attach_iomap_reads(struct attach_plan *p, struct bhprof_bpf *s)
 {
 	int mark = p->nr_links;
+	int err = attach_prog(p, s->progs.tp_iomap_readpage);
 
-	if (!attach_prog(p, s->progs.tp_iomap_readpage) &&
-	    !attach_prog(p, s->progs.tp_iomap_readahead))
+	err = err ?: attach_prog(p, s->progs.tp_iomap_readahead);
+	if (!err)
 		return;
 	links_truncate(p, mark);
-	p->read_tp_iomap = false;
+	iomap_reads_lost(p, "tracepoint attach", strerror(-err));
 }
 
 static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
@@ -1362,7 +1372,7 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		err = attach_group(p, s, g, msg, sizeof(msg));
 		if (!err)
 			continue;
-		if (p->request != MODE_AUTO && g != BHP_GROUP_PASS) {
+		if (p->request != MODE_AUTO && !group_modeless(g)) {
 			fprintf(stderr, "bhprof: %s\n", msg);
 			goto fail;
 		}
