@@ -186,6 +186,15 @@ static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
 	return inode_path_mode(inode, BPF_CORE_READ(inode, i_mode), dev);
 }
 
+/* the same, inode typed when typed is (a constant: one flavour is built) */
+static __always_inline __u32 inode_path_t(struct inode *inode, __u32 *dev,
+					  bool typed)
+{
+	if (typed)
+		return inode_path_typed(inode, inode->i_mode, dev);
+	return inode_path(inode, dev);
+}
+
 static __always_inline struct bhp_thread *thread_of(__u64 id)
 {
 	return bpf_map_lookup_elem(&threads, &id);
@@ -309,9 +318,9 @@ static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
  * which is most of the cost. A writeback context opens for any inode,
  * or none (sync(2)): its bios are judged by the pages they carry.
  */
-static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
+static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
-				       bool need_path, __u32 pages)
+				       bool need_path, __u32 pages, bool typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {};
@@ -320,7 +329,7 @@ static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 		return;
 	c.path = PATH_NONE;
 	if (inode) {
-		c.path = inode_path(inode, &c.dev);
+		c.path = inode_path_t(inode, &c.dev, typed);
 		if (!dev_ok(c.dev))
 			return;
 	}
@@ -335,6 +344,13 @@ static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 	ctx_set(id, kind, &c);
 }
 
+static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
+				       __u32 src, __u32 flags, __u32 hint,
+				       bool need_path, __u32 pages)
+{
+	ctx_open_t(kind, inode, src, flags, hint, need_path, pages, false);
+}
+
 static __always_inline void ctx_open(__u32 kind, struct inode *inode,
 				     __u32 src, __u32 flags, __u32 hint,
 				     bool need_path)
@@ -342,11 +358,19 @@ static __always_inline void ctx_open(__u32 kind, struct inode *inode,
 	ctx_open_n(kind, inode, src, flags, hint, need_path, 0);
 }
 
-static __always_inline struct inode *file_inode_of(struct file *file)
+static __always_inline struct inode *file_inode_t(struct file *file,
+						  bool typed)
 {
 	if (!file)
 		return NULL;
+	if (typed)
+		return TYPED_AS(struct file, file)->f_mapping->host;
 	return BPF_CORE_READ(file, f_mapping, host);
+}
+
+static __always_inline struct inode *file_inode_of(struct file *file)
+{
+	return file_inode_t(file, false);
 }
 
 /*
@@ -356,25 +380,41 @@ static __always_inline struct inode *file_inode_of(struct file *file)
  * i_rdev say what the bdev inode's would; the page cache's owner, which
  * writeback contexts keep, is f_mapping->host.
  */
-static __always_inline struct inode *call_inode(struct file *file)
+static __always_inline struct inode *call_inode(struct file *file,
+					       __u32 *flags, bool typed)
 {
+	__u32 f_flags;
+
 	if (!file)
 		return NULL;
-	return BPF_CORE_READ(file, f_inode);
+	if (typed) {
+		file = TYPED_AS(struct file, file);
+		f_flags = file->f_flags;
+	} else {
+		f_flags = BPF_CORE_READ(file, f_flags);
+	}
+	*flags = f_flags & BHP_O_DIRECT ? CTX_F_DIRECT : 0;
+	return typed ? file->f_inode : BPF_CORE_READ(file, f_inode);
+}
+
+/* a write call to file: typed says whether it may be cast (a constant) */
+static __always_inline void write_enter_t(struct file *file, __u32 src,
+					  __u32 hint, bool typed)
+{
+	struct inode *inode;
+	__u32 flags = 0;
+
+	FAULT_POINT(BHP_GROUP_WRITE);
+	inode = call_inode(file, &flags, typed);
+	if (inode)
+		ctx_open_t(CTX_WRITE, inode, src, flags, hint, true, 0,
+			   typed);
 }
 
 static __always_inline void write_enter(struct file *file, __u32 src,
 					__u32 hint)
 {
-	struct inode *inode = call_inode(file);
-	__u32 flags = 0;
-
-	FAULT_POINT(BHP_GROUP_WRITE);
-	if (!inode)
-		return;
-	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
-		flags |= CTX_F_DIRECT;
-	ctx_open(CTX_WRITE, inode, src, flags, hint, true);
+	write_enter_t(file, src, hint, false);
 }
 
 /* -EIOCBQUEUED: an async direct write that completes later */
@@ -778,7 +818,7 @@ static __always_inline void iomap_folio_seen(struct inode *inode, __u64 len)
 
 	if (!tgid_ok(bpf_get_current_pid_tgid()))
 		return;
-	if (inode_path(inode, &dev) != PATH_IOMAP || !dev_ok(dev))
+	if (inode_path_t(inode, &dev, true) != PATH_IOMAP || !dev_ok(dev))
 		return;
 	ps = pstats(PATH_IOMAP);
 	if (ps)
@@ -806,10 +846,11 @@ int BPF_PROG(tp_iomap_folio_new, struct inode *inode, loff_t off, u64 len)
  * folio is probe-read, not loaded typed: a variable index into the typed
  * array would need one load per slot, and the verifier of 6.4 and later
  * spends about 2 ms on each (a name search through the kernel's BTF for
- * every pointer loaded off a trusted one), 60 ms at every start.
+ * every pointer loaded off a trusted one), 60 ms at every start. The
+ * typed twin casts the one folio read so (TYPED_AS) and loads the rest.
  */
-SEC("?tp_btf/wbc_writepage")
-int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
+static __always_inline void bh_folio_seen(struct writeback_control *wbc,
+					  bool typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_path_stats *ps;
@@ -819,29 +860,58 @@ int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
 	__u32 dev = 0, i;
 	__u16 mode;
 
+	if (typed)
+		FAULT_POINT(BHPROF_FAULT_TYPED);
 	if (!tgid_ok(id))
-		return 0;
+		return;
 	if (bpf_core_field_exists(wbc->fbatch)) {
 		i = wbc->fbatch.i;	/* a typed argument: a plain load */
 		if (i < 1 || i > 31)
-			return 0;
+			return;
 		folio = BPF_CORE_READ(wbc, fbatch.folios[i - 1]);
-		inode = BPF_CORE_READ(folio, mapping, host);
+		if (!folio)
+			return;
+		if (typed) {
+			folio = TYPED_AS(struct folio, folio);
+			inode = folio->mapping->host;
+		} else {
+			inode = BPF_CORE_READ(folio, mapping, host);
+		}
 	} else {
 		c = ctx_get(CTX_WB, id);
 		if (c)
 			inode = (struct inode *)c->inode;
 	}
 	if (!inode)
-		return 0;
-	mode = BPF_CORE_READ(inode, i_mode);
-	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK)
-		return 0;
-	if (inode_path_mode(inode, mode, &dev) != PATH_BH || !dev_ok(dev))
-		return 0;
+		return;
+	if (typed) {
+		inode = TYPED_AS(struct inode, inode);
+		mode = inode->i_mode;
+	} else {
+		mode = BPF_CORE_READ(inode, i_mode);
+	}
+	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK || bdev_path != PATH_BH)
+		return;
+	dev = typed ? inode->i_rdev : BPF_CORE_READ(inode, i_rdev);
+	if (!dev_ok(dev))
+		return;
 	ps = pstats(PATH_BH);
 	if (ps)
-		ps->wb_pages += folio ? folio_pages(folio) : 1;
+		ps->wb_pages += folio ? folio_pages_t(folio, typed) : 1;
+}
+
+SEC("?tp_btf/wbc_writepage")
+int BPF_PROG(tp_bh_folio, struct writeback_control *wbc)
+{
+	bh_folio_seen(wbc, false);
+	return 0;
+}
+
+/* the same, the folio cast typed */
+SEC("?tp_btf/wbc_writepage")
+int BPF_PROG(tp_bh_folio_t, struct writeback_control *wbc)
+{
+	bh_folio_seen(wbc, true);
 	return 0;
 }
 
@@ -986,17 +1056,22 @@ ENTRY_EXIT_PROBE(iomap_readahead, iomap_readahead, iomap_readahead_enter,
 
 /* ---- read call contexts: they attribute O_DIRECT read bios ---- */
 
-static __always_inline void rcall_enter(struct file *file, __u32 src)
+static __always_inline void rcall_enter_t(struct file *file, __u32 src,
+					  bool typed)
 {
-	struct inode *inode = call_inode(file);
+	struct inode *inode;
 	__u32 flags = 0;
 
 	FAULT_POINT(BHP_GROUP_READ);
-	if (!inode)
-		return;
-	if (BPF_CORE_READ(file, f_flags) & BHP_O_DIRECT)
-		flags |= CTX_F_DIRECT;
-	ctx_open(CTX_RCALL, inode, src, flags, PATH_NONE, true);
+	inode = call_inode(file, &flags, typed);
+	if (inode)
+		ctx_open_t(CTX_RCALL, inode, src, flags, PATH_NONE, true, 0,
+			   typed);
+}
+
+static __always_inline void rcall_enter(struct file *file, __u32 src)
+{
+	rcall_enter_t(file, src, false);
 }
 
 static __always_inline void blkdev_read_enter(void *iocb, void *to)
@@ -1046,18 +1121,24 @@ static __always_inline __u32 syscall_class(struct pt_regs *regs, long nr)
 /* fsync, fdatasync, sync_file_range, syncfs and close (the last close of
  * a block device writes it back) name a file; sync and msync do not, so
  * their bios are judged by their pages alone */
-static __always_inline void sync_enter(struct file *file, __u32 cls)
+static __always_inline void sync_enter_t(struct file *file, __u32 cls,
+					 bool typed)
 {
 	struct inode *inode;
 
 	if (cls == BHP_SYS_SYNC_FD) {
-		inode = file_inode_of(file);
+		inode = file_inode_t(file, typed);
 		if (inode)
-			ctx_open(CTX_WB, inode, SRC_SYSCALL_SYNC, 0, PATH_NONE,
-				 false);
+			ctx_open_t(CTX_WB, inode, SRC_SYSCALL_SYNC, 0,
+				   PATH_NONE, false, 0, typed);
 	} else if (cls == BHP_SYS_SYNC) {
 		ctx_open(CTX_WB, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, false);
 	}
+}
+
+static __always_inline void sync_enter(struct file *file, __u32 cls)
+{
+	sync_enter_t(file, cls, false);
 }
 
 static __always_inline void sync_exit(__u32 cls)
@@ -1074,14 +1155,20 @@ static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
 	return fd_to_file(syscall_arg0(regs));
 }
 
-static __always_inline void sys_enter_any(__u32 cls, struct file *file)
+static __always_inline void sys_enter_t(__u32 cls, struct file *file,
+					bool typed)
 {
 	if (cls == BHP_SYS_WRITE)
-		write_enter(file, SRC_SYSCALL_WRITE, PATH_NONE);
+		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, typed);
 	else if (cls == BHP_SYS_READ)
-		rcall_enter(file, SRC_SYSCALL_READ);
+		rcall_enter_t(file, SRC_SYSCALL_READ, typed);
 	else
-		sync_enter(file, cls);
+		sync_enter_t(file, cls, typed);
+}
+
+static __always_inline void sys_enter_any(__u32 cls, struct file *file)
+{
+	sys_enter_t(cls, file, false);
 }
 
 static __always_inline void sys_exit_any(__u32 cls, long ret)
@@ -1120,19 +1207,35 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
  * event already skips a 32-bit task's syscalls, and hands over the
  * number and arguments with no registers to read.
  */
-SEC("?tracepoint/syscalls/sys_enter_write")
-int tp_sysev_enter(struct syscall_trace_enter *ctx)
+static __always_inline void sysev_enter(struct syscall_trace_enter *ctx,
+					bool typed)
 {
 	unsigned int nr = ctx->nr;
 	__u32 cls;
 
+	if (typed)
+		FAULT_POINT(BHPROF_FAULT_TYPED);
 	if (nr >= BHP_MAX_SYSCALL)
-		return 0;
+		return;
 	cls = sys_class[nr];
 	if (cls == BHP_SYS_NONE)
-		return 0;
-	sys_enter_any(cls, cls == BHP_SYS_SYNC ? NULL :
-					     fd_to_file(ctx->args[0]));
+		return;
+	sys_enter_t(cls, cls == BHP_SYS_SYNC ? NULL : fd_to_file(ctx->args[0]),
+		    typed);
+}
+
+SEC("?tracepoint/syscalls/sys_enter_write")
+int tp_sysev_enter(struct syscall_trace_enter *ctx)
+{
+	sysev_enter(ctx, false);
+	return 0;
+}
+
+/* the same, the file cast typed: about 100 ns less on every write */
+SEC("?tracepoint/syscalls/sys_enter_write")
+int tp_sysev_enter_t(struct syscall_trace_enter *ctx)
+{
+	sysev_enter(ctx, true);
 	return 0;
 }
 
@@ -1223,10 +1326,11 @@ int BPF_PROG(tp_read_folio_added, struct folio *folio)
 
 	if (!c || c->src != SRC_SYSCALL_READ)
 		return 0;
-	path = inode_path(folio_inode(folio), &dev);
+	/* the event's folio is typed: plain loads to the inode */
+	path = inode_path_t(folio->mapping->host, &dev, true);
 	ps = path < NR_PATHS && dev_ok(dev) ? pstats(path) : NULL;
 	if (ps)
-		ps->read_pages += folio_pages(folio);
+		ps->read_pages += folio_pages_t(folio, true);
 	return 0;
 }
 

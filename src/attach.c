@@ -351,6 +351,7 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 				    btf_has_tracepoint(btf, "sys_exit"));
 
 	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
+	p->typed = btf_has_func(btf, "bpf_rdonly_cast");
 	p->tp_ok[BHP_GROUP_WRITE] = classic;
 	p->tp_ok[BHP_GROUP_WB] = classic &&
 			     btf_has_tracepoint(btf, "writeback_single_inode") &&
@@ -519,6 +520,7 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_iomap_folio, BHP_GROUP_WB },
 		{ s->progs.tp_iomap_folio_new, BHP_GROUP_WB },
 		{ s->progs.tp_bh_folio, BHP_GROUP_WB },
+		{ s->progs.tp_bh_folio_t, BHP_GROUP_WB },
 		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
 		{ s->progs.tp_bh_alloc_c, BHP_GROUP_BH },
 		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
@@ -723,6 +725,13 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	enum attach_mode m = MODE_TRACEPOINT;
 	enum bhp_group g;
 
+	/* a typed twin refused: the untyped one, the same figures */
+	if (p->typed && (prog == s->progs.tp_sysev_enter_t ||
+			 prog == s->progs.tp_bh_folio_t)) {
+		p->typed = false;
+		return prog == s->progs.tp_bh_folio_t ? BHP_GROUP_WB :
+							BHP_GROUP_WRITE;
+	}
 	/* the per-syscall events refused: raw_syscalls instead */
 	if (p->sys_events &&
 	    (prog == s->progs.tp_sysev_enter || prog == s->progs.tp_sysev_exit ||
@@ -766,6 +775,12 @@ int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
 {
 	enum attach_mode m = p->group_mode[g];
 
+	/* the typed twins first: the untyped ones cost the group nothing */
+	if (p->typed && (g == BHP_GROUP_WRITE || g == BHP_GROUP_WB ||
+			 g == BHP_GROUP_READ)) {
+		p->typed = false;
+		return g;
+	}
 	/* under kprobe the stand-in loads too: either may be the one */
 	if (m == MODE_KPROBE)
 		p->tp_ok[g] = false;
@@ -778,7 +793,8 @@ static void autoload_sys(struct attach_plan *p, struct bhprof_bpf *s)
 
 	autoload(s->progs.tp_sys_enter, raw);
 	autoload(s->progs.tp_sys_exit, raw);
-	autoload(s->progs.tp_sysev_enter, p->sys_events);
+	autoload(s->progs.tp_sysev_enter, p->sys_events && !p->typed);
+	autoload(s->progs.tp_sysev_enter_t, p->sys_events && p->typed);
 	autoload(s->progs.tp_sysev_enter0, p->sys_events);
 	autoload(s->progs.tp_sysev_exit, p->sys_events);
 }
@@ -802,7 +818,9 @@ static void autoload_tracepoints(struct attach_plan *p,
 			autoload(p->iomap_tp_new ? s->progs.tp_iomap_folio_new :
 						   s->progs.tp_iomap_folio,
 				 true);
-		autoload(s->progs.tp_bh_folio, !p->absent[PROBE_WB_BH]);
+		autoload(p->typed ? s->progs.tp_bh_folio_t :
+				    s->progs.tp_bh_folio,
+			 !p->absent[PROBE_WB_BH]);
 		break;
 	case BHP_GROUP_BH:
 		autoload(p->callers ? s->progs.tp_bh_alloc_c :
@@ -907,7 +925,8 @@ static int attach_sys_events(struct attach_plan *p, struct bhprof_bpf *s,
 		err = link_add(p, bpf_program__attach_tracepoint(
 					  sys_table[i].cls == BHP_SYS_SYNC ?
 						  s->progs.tp_sysev_enter0 :
-						  s->progs.tp_sysev_enter,
+					  p->typed ? s->progs.tp_sysev_enter_t :
+						     s->progs.tp_sysev_enter,
 					  "syscalls", name));
 		snprintf(name, sizeof(name), "sys_exit_%s", sys_table[i].name);
 		err = err ?: link_add(p, bpf_program__attach_tracepoint(
@@ -975,6 +994,7 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = err ?: attach_prog(p, s->progs.tp_iomap_folio);
 		err = err ?: attach_prog(p, s->progs.tp_iomap_folio_new);
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio);
+		err = err ?: attach_prog(p, s->progs.tp_bh_folio_t);
 		break;
 	case BHP_GROUP_BH:
 		err = attach_prog(p, p->callers ? s->progs.tp_bh_alloc_c :

@@ -40,6 +40,8 @@ struct attach_plan {
 	bool iomap_wp_wpc_only;
 	bool gpw_takes_file;
 	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
+	bool typed;			/* bpf_rdonly_cast (6.2+): the
+					 * programs' typed twins load */
 	bool head_is_mask;		/* 7.2 compound_info as a mask */
 	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */

@@ -17,7 +17,8 @@ F_BIO=$OUT/fault-bio/bhprof
 F_ALL=$OUT/fault-all/bhprof
 F_PASS=$OUT/fault-pass/bhprof
 F_IOREAD=$OUT/fault-iomapread/bhprof
-for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS" "$F_IOREAD"; do
+F_TYPED=$OUT/fault-typed/bhprof
+for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS" "$F_IOREAD" "$F_TYPED"; do
 	[ -x "$b" ] || { bad "$b not built (make faults)"; finish; }
 done
 
@@ -120,6 +121,30 @@ check "iomap read events lost: iomap read calls null, read pages and bios counte
 	[ "$(j .paths.iomap.read.calls)" = null ] &&
 	[ "$(j '.paths.bh.read.pages + .paths.iomap.read.pages')" -ge 1024 ] &&
 	[ "$(j '.devices[0].read_bio_bytes')" -ge $((4 * 1048576)) ]
+
+# --- the typed twins refused (as on a kernel without bpf_rdonly_cast):
+# the untyped ones load in their place, and every figure is the same
+typed_run() {
+	sync
+	blockdev --flushbufs "$DEV"
+	"$1" stat --json -v --attach tracepoint -d "$NAME" -- "${DD[@]}" \
+		>"$WORK/$2.json" 2>"$WORK/$2.log"
+}
+typed_run "$F_TYPED" untyped
+check "typed twins refused: stat still runs (rc 0)" [ $? = 0 ]
+check "typed twins refused: the kernel's refusal is in the log" \
+	grep -Eq "prog 'tp_(sysev_enter|bh_folio)_t': failed to load" "$WORK/untyped.log"
+check "typed twins refused: no group lost" \
+	[ "$(jq '[.attach[] | select(. == "failed")] | length' "$WORK/untyped.json")" = 0 ]
+typed_run "$BHPROF" typed
+check "typed twins: this kernel runs them (the untyped ones stay out)" \
+	grep -q "prog 'tp_sysev_enter': skipped loading" "$WORK/typed.log"
+for f in write.calls write.bytes writeback.pages; do
+	a=$(jq ".paths.bh.$f" "$WORK/typed.json")
+	b=$(jq ".paths.bh.$f" "$WORK/untyped.json")
+	echo "     bh $f: typed $a, untyped $b"
+	check "typed and untyped twins agree: bh $f" [ "$a" = "$b" ] && [ "$a" -gt 0 ]
+done
 
 # --- the same when libbpf's warnings name no program: each group is
 # loaded alone to find the one refused (test builds only can hide it)
