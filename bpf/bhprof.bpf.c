@@ -1220,8 +1220,8 @@ static __always_inline void sysev_enter(struct syscall_trace_enter *ctx,
 	cls = sys_class[nr];
 	if (cls == BHP_SYS_NONE)
 		return;
-	sys_enter_t(cls, cls == BHP_SYS_SYNC ? NULL : fd_to_file(ctx->args[0]),
-		    typed);
+	sys_enter_t(cls, cls == BHP_SYS_SYNC ? NULL :
+		    fd_to_file_t(ctx->args[0], typed), typed);
 }
 
 SEC("?tracepoint/syscalls/sys_enter_write")

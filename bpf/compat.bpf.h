@@ -169,9 +169,13 @@ extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
  * The file behind fd in the current task. The walk to the fd table uses
  * plain loads off the typed task pointer (a NULL on the way reads as 0):
  * the syscall stand-ins run once per write, and each probe read they
- * save is worth more than the rest of the program.
+ * save is worth more than the rest of the program. The slot itself is a
+ * struct file ** the verifier cannot type; typed (a constant), it is
+ * cast as a struct kiocb, whose first member has been the struct file *
+ * ki_filp in every kernel, and loaded plainly too.
  */
-static __always_inline struct file *fd_to_file(unsigned long fd)
+static __always_inline struct file *fd_to_file_t(unsigned long fd,
+						 bool typed)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fdtable *fdt = task->files->fdt;
@@ -179,8 +183,15 @@ static __always_inline struct file *fd_to_file(unsigned long fd)
 
 	if (fd >= fdt->max_fds)
 		return NULL;
+	if (typed && bpf_core_field_offset(struct kiocb, ki_filp) == 0)
+		return TYPED_AS(struct kiocb, &fdt->fd[fd])->ki_filp;
 	bpf_probe_read_kernel(&file, sizeof(file), &fdt->fd[fd]);
 	return file;
+}
+
+static __always_inline struct file *fd_to_file(unsigned long fd)
+{
+	return fd_to_file_t(fd, false);
 }
 
 /*

@@ -127,7 +127,9 @@ check "iomap read events lost: iomap read calls null, read pages and bios counte
 typed_run() {
 	sync
 	blockdev --flushbufs "$DEV"
-	"$1" stat --json -v --attach tracepoint -d "$NAME" -- "${DD[@]}" \
+	"$1" stat --json -v --attach tracepoint -d "$NAME" -- sh -c \
+		"${DD[*]} && blockdev --flushbufs $DEV &&
+		 dd if=$DEV of=/dev/null bs=1M count=4 status=none" \
 		>"$WORK/$2.json" 2>"$WORK/$2.log"
 }
 typed_run "$F_TYPED" untyped
@@ -139,7 +141,7 @@ check "typed twins refused: no group lost" \
 typed_run "$BHPROF" typed
 check "typed twins: this kernel runs them (the untyped ones stay out)" \
 	grep -q "prog 'tp_sysev_enter': skipped loading" "$WORK/typed.log"
-for f in write.calls write.bytes writeback.pages; do
+for f in write.calls write.bytes writeback.pages read.pages; do
 	a=$(jq ".paths.bh.$f" "$WORK/typed.json")
 	b=$(jq ".paths.bh.$f" "$WORK/untyped.json")
 	echo "     bh $f: typed $a, untyped $b"
