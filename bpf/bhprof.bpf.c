@@ -79,7 +79,8 @@ struct {
  * and is written in place when the next one opens: an update and a
  * delete per call cost more than the rest of a write call's programs. A
  * thread's entry goes when it exits (tp_thread_exit). Only the owning
- * thread writes its entry.
+ * thread writes its entry. Most threads keep theirs in a slot of
+ * thread_slots in front of this map (bhprof.h's THREAD_SLOTS).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -87,6 +88,13 @@ struct {
 	__type(key, __u64);
 	__type(value, struct bhp_thread);
 } threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, THREAD_SLOTS);
+	__type(key, __u32);
+	__type(value, struct bhp_thread_slot);
+} thread_slots SEC(".maps");
 
 /* a new thread's entry, zeroed: too large for the BPF stack */
 struct {
@@ -195,8 +203,20 @@ static __always_inline __u32 inode_path_t(struct inode *inode, __u32 *dev,
 	return inode_path(inode, dev);
 }
 
+static __always_inline struct bhp_thread_slot *slot_of(__u64 id)
+{
+	__u32 k = (__u32)id & (THREAD_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&thread_slots, &k);
+}
+
+/* the thread's entry: its slot, if it holds it, else the hash's */
 static __always_inline struct bhp_thread *thread_of(__u64 id)
 {
+	struct bhp_thread_slot *s = slot_of(id);
+
+	if (s && s->owner == id)
+		return &s->t;
 	return bpf_map_lookup_elem(&threads, &id);
 }
 
@@ -236,11 +256,16 @@ __u64 nr_threads;
 /* the thread's entry, made if it has none yet (NULL: the map is full) */
 static __always_inline struct bhp_thread *thread_get(__u64 id)
 {
+	struct bhp_thread_slot *s = slot_of(id);
 	struct bhp_thread *t = thread_of(id);
 	__u32 zero = 0;
 
 	if (t)
 		return t;
+	/* a free slot: whoever swaps its id in first holds it (a slot is
+	 * left with every context closed) */
+	if (s && !s->owner && !__sync_val_compare_and_swap(&s->owner, 0, id))
+		return &s->t;
 	t = bpf_map_lookup_elem(&thread_zero, &zero);
 	if (!t)
 		return NULL;
@@ -254,6 +279,17 @@ static __always_inline struct bhp_thread *thread_get(__u64 id)
 
 static __always_inline void thread_drop(__u64 id)
 {
+	struct bhp_thread_slot *s = slot_of(id);
+
+	if (s && s->owner == id) {
+		/* closed for its next holder, then let go */
+		for (int k = 0; k < NR_CTX_KINDS; k++)
+			s->t.ctx[k].src = 0;
+		s->t.wb.ts = 0;
+		barrier();
+		s->owner = 0;
+		return;
+	}
 	if (!bpf_map_delete_elem(&threads, &id))
 		__sync_fetch_and_add(&nr_threads, -1);
 }

@@ -131,17 +131,20 @@ check "--self-cost: runs and time measured" \
 	[ "$(j '.overhead.runs > 0 and .overhead.run_ns > 0 and .overhead.measured_s > 0')" = true ]
 
 # --- a thread's context entries go when it exits: 200 writers, one after
-# another, leave none behind in the kernel's map (bpftool reads it while
-# bhprof still runs)
+# another, leave none behind in the kernel's maps, the hash or the slots
+# in front of it (bpftool reads them while bhprof still runs)
 stat_run "$RAW" sh -c "for i in \$(seq 200); do
 		dd if=/dev/zero of=$RAW bs=4k count=1 status=none
 	done
-	bpftool map dump name threads -j >$WORK/ctx.json"
+	bpftool map dump name threads -j >$WORK/ctx.json
+	bpftool map dump name thread_slots -j >$WORK/slots.json"
 left=$(jq length "$WORK/ctx.json" 2>/dev/null)
+held=$(jq "[.[] | select(.value[0:8] | any(. != \"0x00\"))] | length" "$WORK/slots.json" 2>/dev/null)
 echo "     200 writer processes: $(j .paths.bh.write.calls) write calls," \
-     "${left:-?} context entries left"
+     "${left:-?} context entries and ${held:-?} slots left"
 check "200 writer processes: 200 write calls on bh" [ "$(j .paths.bh.write.calls)" = 200 ]
 check "exited writers leave no context entry behind" [ "${left:-999}" -le 2 ]
+check "exited writers hold no slot" [ "${held:-999}" -le 2 ]
 
 # --- more threads alive at once than the per-thread map holds (16384):
 # past half of it entries go when their last context closes, so none of
