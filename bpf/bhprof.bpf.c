@@ -37,6 +37,8 @@ const volatile bool gpw_takes_file = false;
 const volatile __u32 page_shift = 12;
 const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 const volatile bool iomap_read_ctx = false;	/* 7.2 iomap_read_folio(ops, ctx) */
+/* dev_slots in use, less one (tests narrow it to make rows share one) */
+const volatile __u32 dev_slot_mask = DEV_SLOTS - 1;
 
 /* a compiler barrier: program order is what another program on this CPU
  * sees */
@@ -1563,11 +1565,40 @@ struct {
 	__type(value, struct bhp_dev_stats);
 } dev_zero SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DEV_SLOTS);
+	__type(key, __u32);
+	__type(value, struct bhp_dev_slot);
+} dev_slots SEC(".maps");
+
+/* key's row in this CPU's slot for it, taken if free, else NULL */
+static __always_inline struct bhp_dev_stats *dev_slot(struct bhp_dev_key *key)
+{
+	__u32 k = (key->dev ^ (key->dev >> 20) ^ (key->path << 3)) &
+		  dev_slot_mask & (DEV_SLOTS - 1);
+	struct bhp_dev_slot *sl = bpf_map_lookup_elem(&dev_slots, &k);
+
+	if (!sl)
+		return NULL;
+	if (!sl->used) {
+		/* only this CPU's programs write its copy, one at a time */
+		sl->key = *key;
+		sl->used = 1;
+	}
+	if (sl->key.dev != key->dev || sl->key.path != key->path)
+		return NULL;
+	return &sl->s;
+}
+
 static __always_inline struct bhp_dev_stats *dev_row(struct bhp_dev_key *key)
 {
-	struct bhp_dev_stats *ds = bpf_map_lookup_elem(&dev_stats, key), *z;
+	struct bhp_dev_stats *ds = dev_slot(key), *z;
 	__u32 zero = 0;
 
+	if (ds)
+		return ds;
+	ds = bpf_map_lookup_elem(&dev_stats, key);
 	if (ds)
 		return ds;
 	z = bpf_map_lookup_elem(&dev_zero, &zero);

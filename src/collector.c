@@ -111,6 +111,20 @@ static int fill_maps(struct collector *c, const struct collector_opts *o)
 	return 0;
 }
 
+/* BHPROF_DEV_SLOTS=N (tests only; 1 to DEV_SLOTS): fewer device slots,
+ * so that rows go on to the hash and are added up from both */
+static uint32_t dev_slot_mask(void)
+{
+	const char *e = getenv("BHPROF_DEV_SLOTS");
+	uint32_t n = DEV_SLOTS;
+
+	if (e && atoi(e) >= 1 && atoi(e) <= DEV_SLOTS)
+		n = (uint32_t)atoi(e);
+	while (n & (n - 1))
+		n &= n - 1;
+	return n - 1;
+}
+
 static void set_rodata(struct collector *c, const struct collector_opts *o)
 {
 	struct bhprof_bpf__rodata *r = c->skel->rodata;
@@ -128,6 +142,7 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->gpw_takes_file = p->gpw_takes_file;
 	r->head_is_mask = p->head_is_mask;
 	r->iomap_read_ctx = p->iomap_read_ctx;
+	r->dev_slot_mask = dev_slot_mask();
 	r->bh_free_lo = p->callers ? callers_sym_range("free_buffer_head",
 						       (uint64_t *)&r->bh_free_hi) : 0;
 	r->page_shift = 0;
@@ -409,7 +424,11 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	c->nr_devs = o->nr_filter_devs;
 	memcpy(c->devs, o->filter_devs, sizeof(c->devs));
 	c->nr_cpus = libbpf_num_possible_cpus();
-	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist));
+	/* the largest per-CPU value read through it */
+	c->percpu = calloc(c->nr_cpus, sizeof(struct bhp_hist) >
+					       sizeof(struct bhp_dev_slot) ?
+				       sizeof(struct bhp_hist) :
+				       sizeof(struct bhp_dev_slot));
 	if (!c->percpu)
 		goto fail;
 	err = attach_plan_make(&c->plan, o->mode, info, btf, ksyms_wait(&kr));
@@ -470,34 +489,78 @@ static int read_percpu(struct collector *c, int fd, uint32_t key, void *out,
 	return 0;
 }
 
+/* the snapshot's row of key, added if new (NULL: no room) */
+static struct bhp_dev_stats *snap_dev_row(struct snapshot *s,
+					  const struct bhp_dev_key *key)
+{
+	struct dev_row *r;
+
+	for (uint32_t i = 0; i < s->nr_devs; i++)
+		if (s->devs[i].dev == key->dev && s->devs[i].path == key->path)
+			return &s->devs[i].s;
+	if (s->nr_devs >= MAX_SNAP_DEVS)
+		return NULL;
+	r = &s->devs[s->nr_devs++];
+	memset(r, 0, sizeof(*r));
+	r->dev = key->dev;
+	r->path = key->path;
+	return &r->s;
+}
+
+static void dev_add(struct bhp_dev_stats *row, const struct bhp_dev_stats *v)
+{
+	uint64_t *acc = (uint64_t *)row;
+	const uint64_t *add = (const uint64_t *)v;
+
+	for (size_t i = 0; i < sizeof(*row) / sizeof(*acc); i++)
+		acc[i] += add[i];
+}
+
+/* each CPU's slots (dev_slots), added to the rows of their keys */
+static void read_dev_slots(struct collector *c, struct snapshot *s)
+{
+	int fd = bpf_map__fd(c->skel->maps.dev_slots);
+	const struct bhp_dev_slot *sl;
+	struct bhp_dev_stats *row;
+
+	for (uint32_t k = 0; k < DEV_SLOTS; k++) {
+		if (bpf_map_lookup_elem(fd, &k, c->percpu))
+			continue;
+		for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+			sl = (const struct bhp_dev_slot *)((char *)c->percpu +
+							    (size_t)cpu *
+								    sizeof(*sl));
+			if (!sl->used)
+				continue;
+			row = snap_dev_row(s, &sl->key);
+			if (row)
+				dev_add(row, &sl->s);
+		}
+	}
+}
+
 static int read_devs(struct collector *c, struct snapshot *s)
 {
 	int fd = bpf_map__fd(c->skel->maps.dev_stats);
 	struct bhp_dev_key key, next, *prev = NULL;
 	const size_t sz = sizeof(struct bhp_dev_stats);
-	uint64_t *acc;
+	struct bhp_dev_stats *row;
 
 	s->nr_devs = 0;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (s->nr_devs >= MAX_SNAP_DEVS)
-			break;
 		if (bpf_map_lookup_elem(fd, &key, c->percpu))
 			continue;
-		s->devs[s->nr_devs].dev = key.dev;
-		s->devs[s->nr_devs].path = key.path;
-		acc = (uint64_t *)&s->devs[s->nr_devs].s;
-		memset(acc, 0, sz);
-		for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
-			const uint64_t *v = (const uint64_t *)(
-				(char *)c->percpu + (size_t)cpu * sz);
-
-			for (size_t i = 0; i < sz / sizeof(uint64_t); i++)
-				acc[i] += v[i];
-		}
-		s->nr_devs++;
+		row = snap_dev_row(s, &key);
+		if (!row)
+			break;
+		for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+			dev_add(row, (const struct bhp_dev_stats *)(
+					     (char *)c->percpu +
+					     (size_t)cpu * sz));
 	}
+	read_dev_slots(c, s);
 	return 0;
 }
 

@@ -210,22 +210,30 @@ check "xfs: writeback pages cover the data" \
 	[ "$(j .paths.iomap.writeback.pages)" -ge $((BYTES / 4096)) ]
 agree xfs "$XFS"
 
-# --- two writers at once, on two devices; bhprof splits them
-sync
-b1=$(diskstats_bytes "$RAW")
-b2=$(diskstats_bytes "$XFS")
-"$BHPROF" stat --json -d "$(basename "$RAW")" -d "$(basename "$XFS")" -- sh -c \
-	"dd if=/dev/zero of=$RAW bs=1M count=8 conv=fsync status=none &
-	 dd if=/dev/zero of=$WORK/xfs/g bs=1M count=8 conv=fsync status=none; wait" \
-	>"$WORK/out.json" 2>"$WORK/err.txt"
-DS=$(($(diskstats_bytes "$RAW") - b1))
-agree "two writers, raw" "$RAW"
-DS=$(($(diskstats_bytes "$XFS") - b2))
-agree "two writers, xfs" "$XFS"
-check "two writers: bh saw the raw device's 8 MiB" \
-	[ "$(j .paths.bh.write.bytes)" = 8388608 ]
-check "two writers: iomap saw XFS's 8 MiB" \
-	[ "$(j .paths.iomap.write.bytes)" = 8388608 ]
+# --- two writers at once, on two devices; bhprof splits them. Then with
+# one device slot per CPU (BHPROF_DEV_SLOTS=1, a test knob): every row
+# but the first of a CPU goes to the hash, and the two add up per device
+for slots in 64 1; do
+	sync
+	b1=$(diskstats_bytes "$RAW")
+	b2=$(diskstats_bytes "$XFS")
+	BHPROF_DEV_SLOTS=$slots "$BHPROF" stat --json -d "$(basename "$RAW")" \
+		-d "$(basename "$XFS")" -- sh -c \
+		"dd if=/dev/zero of=$RAW bs=1M count=8 conv=fsync status=none &
+		 dd if=/dev/zero of=$WORK/xfs/g bs=1M count=8 conv=fsync status=none
+		 wait" >"$WORK/out.json" 2>"$WORK/err.txt"
+	DS=$(($(diskstats_bytes "$RAW") - b1))
+	agree "two writers, $slots slots, raw" "$RAW"
+	DS=$(($(diskstats_bytes "$XFS") - b2))
+	agree "two writers, $slots slots, xfs" "$XFS"
+	check "two writers, $slots slots: one row per device, its paths adding up" \
+		[ "$(j '[.devices[].name] | length == (unique | length)')" = true ] &&
+		[ "$(j '[.devices[] | .bio_bytes == ([.paths[].bio_bytes] | add)] | all')" = true ]
+	check "two writers, $slots slots: bh saw the raw device's 8 MiB" \
+		[ "$(j .paths.bh.write.bytes)" = 8388608 ]
+	check "two writers, $slots slots: iomap saw XFS's 8 MiB" \
+		[ "$(j .paths.iomap.write.bytes)" = 8388608 ]
+done
 
 # --- reads: a cold raw read, on the device's path, against diskstats
 diskstats_read_bytes() {
