@@ -1515,8 +1515,11 @@ int BPF_KPROBE(kp_dwf, struct kiocb *iocb, void *iter, long direct,
 
 /*
  * The path of the inode whose page cache holds a bio's first page, bv. A
- * head page comes typed from the bio: plain loads all the way to the
- * inode.
+ * page comes typed from the bio: plain loads all the way to the inode of
+ * a head or order-0 page. Only when that finds none is compound_head
+ * probe-read (a union the verifier would type as a pointer), to tell a
+ * tail page, whose mapping field is not a mapping and so names no
+ * owner, from anonymous or slab memory.
  */
 static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
 {
@@ -1530,12 +1533,12 @@ static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
 	pg = bv->bv_page;
 	if (!pg)
 		return PATH_NONE;
+	owner = page_owner_typed(pg);
+	if (owner)
+		return inode_path_typed(owner, owner->i_mode, &dev);
 	info = page_info(pg);
-	if (!(info & 1)) {
-		owner = page_owner_typed(pg);
-		return owner ? inode_path_typed(owner, owner->i_mode, &dev) :
-			       PATH_NONE;
-	}
+	if (!(info & 1))
+		return PATH_NONE;
 	owner = page_owner(tail_head(bv, info, head_is_mask));
 	return owner ? inode_path(owner, &dev) : PATH_NONE;
 }
