@@ -116,10 +116,11 @@ static int fill_maps(struct collector *c, const struct collector_opts *o)
 static uint32_t dev_slot_mask(void)
 {
 	const char *e = getenv("BHPROF_DEV_SLOTS");
+	int want = e ? atoi(e) : 0;
 	uint32_t n = DEV_SLOTS;
 
-	if (e && atoi(e) >= 1 && atoi(e) <= DEV_SLOTS)
-		n = (uint32_t)atoi(e);
+	if (want >= 1 && want <= DEV_SLOTS)
+		n = (uint32_t)want;
 	while (n & (n - 1))
 		n &= n - 1;
 	return n - 1;
