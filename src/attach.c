@@ -1170,7 +1170,8 @@ static const char *tp_fixed_detail(enum probe_id id,
 {
 	switch (id) {
 	case PROBE_WB_BH:
-		return "writeback:wbc_writepage (pages only)";
+		return p->typed ? "writeback:wbc_writepage (pages only, typed)" :
+				  "writeback:wbc_writepage (pages only)";
 	case PROBE_WB_IOMAP:
 		return p->iomap_tp_new ? "iomap:iomap_writeback_folio (pages only)" :
 					 "iomap:iomap_writepage (pages only)";
@@ -1198,11 +1199,13 @@ static const char *tp_fixed_detail(enum probe_id id,
 	}
 }
 
+/* "typed": the probe's program is a typed twin (TYPED_AS) */
 static void tp_detail(enum probe_id id, const struct attach_plan *p,
 		      char *buf, size_t len)
 {
 	const char *ev = p->sys_events ? "syscalls:sys_{enter,exit}_*" :
 					 "raw_syscalls:sys_{enter,exit}";
+	bool typed = p->sys_events && p->typed;
 	char names[128];
 
 	switch (id) {
@@ -1210,17 +1213,20 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
 	case PROBE_WRITE_IOMAP:
 	case PROBE_WRITE_GENERIC:
 		sys_names(names, sizeof(names), 1u << BHP_SYS_WRITE);
-		snprintf(buf, len, "%s for %s", ev, names);
+		snprintf(buf, len, "%s for %s%s", ev, names,
+			 typed ? " (typed)" : "");
 		return;
 	case PROBE_WB_CTX:
 		sys_names(names, sizeof(names),
 			  1u << BHP_SYS_SYNC_FD | 1u << BHP_SYS_SYNC);
-		snprintf(buf, len, "%s for %s + "
-			 "writeback:writeback_single_inode", ev, names);
+		snprintf(buf, len, "%s for %s%s + "
+			 "writeback:writeback_single_inode", ev, names,
+			 typed ? " (typed)" : "");
 		return;
 	case PROBE_READ_BLKDEV:
 		sys_names(names, sizeof(names), 1u << BHP_SYS_READ);
-		snprintf(buf, len, "%s for %s (context only)", ev, names);
+		snprintf(buf, len, "%s for %s (context only%s)", ev, names,
+			 typed ? ", typed" : "");
 		return;
 	default:
 		snprintf(buf, len, "%s", tp_fixed_detail(id, p));

@@ -138,9 +138,18 @@ check "typed twins refused: the kernel's refusal is in the log" \
 	grep -Eq "prog 'tp_(sysev_enter|bh_folio)_t': failed to load" "$WORK/untyped.log"
 check "typed twins refused: no group lost" \
 	[ "$(jq '[.attach[] | select(. == "failed")] | length' "$WORK/untyped.json")" = 0 ]
+# the probes' detail says which twin ran: "typed" on write_blkdev and
+# writeback_bh, or on neither
+typed_probes() {
+	jq -r '[.probes[] | select(.name == "write_blkdev" or .name == "writeback_bh")
+		| .detail | split(";")[0] | test("typed")] | map(tostring) | join(" ")' "$WORK/$1.json"
+}
+check "typed twins refused: the probes' detail says untyped" \
+	[ "$(typed_probes untyped)" = "false false" ]
 typed_run "$BHPROF" typed
 check "typed twins: this kernel runs them (the untyped ones stay out)" \
-	grep -q "prog 'tp_sysev_enter': skipped loading" "$WORK/typed.log"
+	grep -q "prog 'tp_sysev_enter': skipped loading" "$WORK/typed.log" &&
+	[ "$(typed_probes typed)" = "true true" ]
 for f in write.calls write.bytes writeback.pages read.pages; do
 	a=$(jq ".paths.bh.$f" "$WORK/typed.json")
 	b=$(jq ".paths.bh.$f" "$WORK/untyped.json")

@@ -441,6 +441,24 @@ $r + { checks: (
       diff: ([ $f.devices[] | pct(.bio_bytes; .disk_bytes) | fabs ] | max // 0 | . * 100 | round / 100) } ) }
 '
 
+# ---- tracepoint mode: the typed twins where the kernel has
+# bpf_rdonly_cast (6.2 and later), the untyped ones before; the probes'
+# detail says which ran (their figures are checked like any run's below)
+case " $VM_MODES " in
+*" tracepoint "*)
+	tpj=$res/runs/tracepoint/raw-buffered/stat.json
+	want=$(awk -v v="$K_VERSION" 'BEGIN { split(v, a, "."); print (a[1] > 6 || (a[1] == 6 && a[2] >= 2)) ? "typed" : "untyped" }')
+	got=$(jq -r '[.probes[] | select(.name == "write_blkdev" or
+		(.name == "writeback_bh" and .mode == "tracepoint"))
+		| .detail | split(";")[0] | if test("typed") then "typed" else "untyped" end]
+		| unique | join(",")' "$tpj" 2>/dev/null)
+	if [ "$got" = "$want" ]; then
+		record PASS tracepoint raw-buffered typed "$want programs on $K_VERSION"
+	else
+		record FAIL tracepoint raw-buffered typed "want $want programs on $K_VERSION, the probes say '${got:-no stat.json}'"
+	fi ;;
+esac
+
 # iomap_writepages' pages are wbc->nr_to_write's drop, one per folio
 # before 6.12 in this matrix (6.1's write_cache_pages)
 folio_wb=$(awk -v v="$K_VERSION" 'BEGIN { split(v, a, "."); print (a[1] < 6 || (a[1] == 6 && a[2] < 12)) ? "true" : "false" }')
