@@ -185,9 +185,13 @@ fuzz: $(FUZZ_BINS)
 $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
 
-bench: $(OUTPUT)/bench_recfile bhprof
+# empty programs on bhprof's events: the kernel's part of its cost
+$(OUTPUT)/floor: bench/floor.c | $(OUTPUT)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -lbpf -lelf -lz -o $@
+
+bench: $(OUTPUT)/bench_recfile $(OUTPUT)/floor bhprof
 	$(OUTPUT)/bench_recfile 24
-	bench/compare.sh
+	FLOOR=$(OUTPUT)/floor bench/compare.sh
 
 # Test-only builds of bhprof whose BPF object has one probe group (or
 # all) refuse to load, as a renamed kernel field would (compat.bpf.h's

@@ -12,6 +12,9 @@
 #   callers    the same with --callers (a stack per buffer_head)
 #   bpftrace   bench/bhprof.bt, the same tracepoints in bpftrace
 #   libbpf     biolatency + bitesize of libbpf-tools (bios only)
+#   floor      bench/floor: an empty program on each event bhprof's
+#              tracepoint mode attaches to, which no program body can
+#              go below (FLOOR=path; make bench builds it)
 #   (BHPROF_BASE=path adds "base", another bhprof binary, e.g. main's)
 #
 # The tracers' probes run in the writer's context, so fio's CPU time
@@ -28,11 +31,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BHPROF=${BHPROF:-$here/../bhprof}
 BHPROF_BASE=${BHPROF_BASE:-}
+FLOOR=${FLOOR:-$here/../.output/floor}
 ROUNDS=${ROUNDS:-7}
 SIZE=${SIZE:-400M}
 BS_LIST=${BS_LIST:-4k 1m}
 OUT=${OUT:-$here/../.output/bench-overhead.txt}
-TRACERS=${TRACERS:-bare bhprof callers bpftrace libbpf}
+TRACERS=${TRACERS:-bare bhprof callers bpftrace libbpf floor}
 # issue 20's targets for tracepoint mode, printed beside the figures
 LIMIT_CPU=1.10		# fio CPU time, 4 KiB, bhprof against bare
 LIMIT_SYS_NS=80		# getppid(), more than bare
@@ -45,6 +49,9 @@ for t in fio jq bpftrace biolatency bitesize bpftool /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (tests/install-deps.sh)"
 done
 [ -x "$BHPROF" ] || die "$BHPROF not built"
+case " $TRACERS " in
+*" floor "*) [ -x "$FLOOR" ] || die "$FLOOR not built (make .output/floor)" ;;
+esac
 
 work=$(mktemp -d /tmp/bhprof-compare.XXXXXX)
 mount -t tmpfs -o size=1200M tmpfs "$work" || die "cannot mount tmpfs"
@@ -86,6 +93,53 @@ wait_for() { # wait_for FILE PATTERN
 	return 1
 }
 
+# The events bhprof's tracepoint mode attaches to here, as floor's
+# arguments: what its process holds, by bpftool perf show.
+tracefs=/sys/kernel/tracing
+[ -d $tracefs/events ] || tracefs=/sys/kernel/debug/tracing
+floor_events() {
+	"$BHPROF" stat --attach tracepoint -d "$name" -- /bin/sh -c \
+		"bpftool perf show --json >$work/perf.json; pgrep -x bhprof >$work/pids" \
+		>/dev/null 2>&1
+	jq -r --argjson pids "[$(paste -sd, "$work/pids")]" \
+		'.[] | select(.pid as $p | $pids | index($p)) |
+		"\(.fd_type) \(.tracepoint)"' "$work/perf.json" | sort -u |
+	while read -r type tp; do
+		case $type in
+		raw_tracepoint) echo "raw:$tp" ;;
+		tracepoint)
+			set -- $tracefs/events/*/"$tp"
+			[ -d "$1" ] && echo "tp:$(basename "$(dirname "$1")"):$tp" ;;
+		esac
+	done
+}
+FLOOR_EVENTS=
+case " $TRACERS " in
+*" floor "*)
+	FLOOR_EVENTS=$(floor_events | tr '\n' ' ')
+	[ -n "$FLOOR_EVENTS" ] || die "no events of bhprof's to put floor on" ;;
+esac
+
+# floor on bhprof's events, running CMD...
+under_floor() { # under_floor LOG CMD...
+	local log=$1 p rc
+	shift
+	# shellcheck disable=SC2086
+	"$FLOOR" $FLOOR_EVENTS >"$log" 2>&1 &
+	p=$!
+	FLOOR_PID=$p
+	if ! wait_for "$log" attached; then
+		kill -INT $p 2>/dev/null
+		wait $p
+		return 1
+	fi
+	"$@"
+	rc=$?
+	kill -INT $p
+	wait $p
+	return $rc
+}
+
 run_one() { # run_one TRACER BS TAG
 	local cmd p1 p2
 	# a hung tracer costs its round, not the benchmark
@@ -112,6 +166,8 @@ run_one() { # run_one TRACER BS TAG
 		$cmd >/dev/null 2>&1
 		kill -INT $p1 $p2
 		wait $p1 $p2 ;;
+	floor)
+		under_floor "$work/$3.err" $cmd >/dev/null 2>&1 ;;
 	esac
 }
 
@@ -176,6 +232,9 @@ for bs in $BS_LIST; do
 		done
 		[ "$bs" = 4k ] && echo "  (limit for bhprof's fio CPU time at 4k: ${LIMIT_CPU}x bare," \
 			"the median of three runs)"
+		[ -n "$FLOOR_EVENTS" ] && echo "  (floor: an empty program on each of the" \
+			"$(echo $FLOOR_EVENTS | wc -w) events bhprof attaches to; bhprof above it" \
+			"is its programs' work)"
 		echo
 	} | tee -a "$OUT"
 done
@@ -263,10 +322,14 @@ if command -v perf >/dev/null; then
 			awk '/usecs\/op/ { printf "%.0f\n", $1 * 1000 }' \
 				"$work/sys.out" >>"$work/sys.base"
 		fi
+		if [ -n "$FLOOR_EVENTS" ]; then
+			under_floor "$work/floor.log" sys_ns >>"$work/sys.floor"
+		fi
 	done >/dev/null 2>&1
 	{
 		echo "every other syscall: getppid() ns per call, median of $ROUNDS"
-		for t in bare bhprof bpftrace ${BHPROF_BASE:+base}; do
+		for t in bare bhprof bpftrace ${BHPROF_BASE:+base} \
+			 ${FLOOR_EVENTS:+floor}; do
 			printf "  %-10s %s ns\n" $t "$(med <"$work/sys.$t")"
 		done
 		printf "  bhprof - bare: %s ns (limit +%s)\n" \
@@ -302,5 +365,45 @@ writes=$(jq '.jobs[0].write.total_ios' "$work/cost.json" 2>/dev/null || echo 0)
 			printf "  %-22s %10d %10.0f %12.1f\n", $1, $2, $3 / $2, w ? $3 / w : 0
 			runs += $2; ns += $3 }
 		END { if (runs) printf "  %-22s %10d %10.0f %12.1f\n", "all", runs, ns / runs, w ? ns / w : 0 }'
-	echo "load average at end $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee -a "$OUT"
+
+# ---- the floor under them: empty programs on the same events ----
+# Under the statistics each run also pays their two clock reads
+# (sched_clock, costly in a guest): an empty program's ns/run is what
+# any program pays there, and only bhprof's figure above it is work.
+floor_progs() { # floor's programs, by event: "event runs ns"
+	bpftool perf show --json |
+		jq -r --argjson p "$FLOOR_PID" \
+		'.[] | select(.pid == $p) | "\(.prog_id) \(.tracepoint)"' |
+		while read -r id tp; do
+			bpftool prog show id "$id" --json |
+				jq -r --arg tp "$tp" '"\($tp) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+		done
+}
+floor_cost_run() {
+	$(fio_cmd 4k floorcost) >/dev/null 2>&1 && floor_progs >"$work/floor.progs"
+}
+if [ -n "$FLOOR_EVENTS" ]; then
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	under_floor "$work/floor.log" floor_cost_run
+	echo "$prev" >/proc/sys/kernel/bpf_stats_enabled
+fi
+if [ -s "$work/floor.progs" ]; then
+	fw=$(jq '.jobs[0].write.total_ios' "$work/floorcost.json" 2>/dev/null || echo 0)
+	{
+		echo
+		echo "the floor: an empty program on each of bhprof's events, over one 4k run"
+		echo "($fw writes; kernel BPF statistics)"
+		printf "  %-28s %10s %10s %12s\n" event runs "ns/run" "ns/write"
+		awk '$2 > 0' "$work/floor.progs" | sort -k3 -nr | awk -v w="$fw" '{
+			printf "  %-28s %10d %10.0f %12.1f\n", $1, $2, $3 / $2, w ? $3 / w : 0
+			runs += $2; ns += $3 }
+			END { if (runs) printf "  %-28s %10d %10.0f %12.1f\n", "all", runs, ns / runs, w ? ns / w : 0 }'
+		awk -v w="$writes" -v fw="$fw" '
+			FILENAME == ARGV[1] { f += $3; next } { b += $3 }
+			END { if (w && fw) printf "  bhprof above the floor: %.1f ns per write\n", b / w - f / fw }' \
+			"$work/floor.progs" <(jq -r 'select(.run_cnt // 0 > 0) |
+				"\(.name) \(.run_cnt) \(.run_time_ns)"' "$work/progs.json")
+	} | tee -a "$OUT"
+fi
+echo "load average at end $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT"
