@@ -113,6 +113,9 @@ check "json: tracepoint mode gives null, not 0, for unseen writeback calls" \
 # run as the command, reads what the kernel counted for bhprof's bio
 # program so far (the sysctl shows only its own setting, not an fd's).
 bio_runs() { jq '[.[] | select(.name == "tp_bio_queue") | .run_cnt // 0] | add // 0' "$WORK/progs.json"; }
+# the sysctl, left on by someone else, would count the runs too
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 0 >/proc/sys/kernel/bpf_stats_enabled
 check "no --self-cost: own cost is null, not 0" \
 	[ "$(j '.overhead.runs == null and .overhead.cpu_pct == null and .overhead.measured_s == 0')" = true ]
 stat_run "$RAW" sh -c "dd if=/dev/zero of=$RAW bs=1M count=4 conv=fsync status=none; \
@@ -129,6 +132,7 @@ echo "     --self-cost: $(j .overhead.runs) runs, $(j .overhead.ns_per_run) ns e
 check "--self-cost: the kernel counts the runs meanwhile" [ "$(bio_runs)" -gt 0 ]
 check "--self-cost: runs and time measured" \
 	[ "$(j '.overhead.runs > 0 and .overhead.run_ns > 0 and .overhead.measured_s > 0')" = true ]
+echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
 
 # --- a thread's context entries go when it exits: 200 writers, one after
 # another, leave none behind in the kernel's maps, the hash or the slots
