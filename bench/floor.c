@@ -123,25 +123,38 @@ static int attach_tp(const char *cat, const char *name)
 	return pfd;
 }
 
-static int attach_one(char *spec)
+/* the tracepoint's name in spec, NULL if spec is neither form */
+static char *spec_name(const char *spec)
 {
-	char *cat, *name;
+	const char *name;
 
-	if (!strncmp(spec, "raw:", 4) && spec[4])
-		return attach_raw(spec + 4);
+	if (!strncmp(spec, "raw:", 4))
+		return spec[4] ? (char *)spec + 4 : NULL;
 	if (strncmp(spec, "tp:", 3))
-		return -EINVAL;
-	cat = spec + 3;
-	name = strchr(cat, ':');
-	if (!name || name == cat || !name[1])
-		return -EINVAL;
-	*name++ = '\0';
-	return attach_tp(cat, name);
+		return NULL;
+	name = strchr(spec + 3, ':');
+	if (!name || name == spec + 3 || !name[1])
+		return NULL;
+	return (char *)name + 1;
+}
+
+/* spec checked by spec_name() */
+static int attach_one(char *spec, char *name)
+{
+	int fd;
+
+	if (spec[0] == 'r')
+		return attach_raw(name);
+	name[-1] = '\0';
+	fd = attach_tp(spec + 3, name);
+	name[-1] = ':';
+	return fd;
 }
 
 int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
+	sigset_t block, old;
 	int i, fd;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -150,19 +163,23 @@ int main(int argc, char **argv)
 			"empty BPF programs on the events until SIGINT\n");
 		return argc < 2 ? 2 : 0;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	for (i = 1; i < argc; i++) {
-		char spec[256];
-
-		snprintf(spec, sizeof(spec), "%s", argv[i]);
-		fd = attach_one(spec);
-		if (fd == -EINVAL) {
+		if (!spec_name(argv[i])) {
 			fprintf(stderr,
 				"floor: %s: not raw:NAME or tp:CATEGORY:NAME\n",
 				argv[i]);
 			return 1;
 		}
+	}
+	/* a signal before the wait is kept for it, not lost */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 1; i < argc; i++) {
+		fd = attach_one(argv[i], spec_name(argv[i]));
 		if (fd < 0) {
 			fprintf(stderr, "floor: %s: %s\n", argv[i],
 				fd == -ENOENT ? "no such event on this kernel"
@@ -173,6 +190,6 @@ int main(int argc, char **argv)
 	printf("floor: %d events attached\n", argc - 1);
 	fflush(stdout);
 	while (!stop)
-		pause();
+		sigsuspend(&old);
 	return 0;
 }
