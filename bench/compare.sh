@@ -49,6 +49,8 @@ for t in fio jq bpftrace biolatency bitesize bpftool /usr/bin/time; do
 	command -v "$t" >/dev/null || die "$t missing (tests/install-deps.sh)"
 done
 [ -x "$BHPROF" ] || die "$BHPROF not built"
+# its processes' name, as pgrep sees it (the kernel keeps 15 bytes)
+bhprof_comm=$(basename "$BHPROF" | cut -c1-15)
 case " $TRACERS " in
 *" floor "*) [ -x "$FLOOR" ] || die "$FLOOR not built (make .output/floor)" ;;
 esac
@@ -99,7 +101,7 @@ tracefs=/sys/kernel/tracing
 [ -d $tracefs/events ] || tracefs=/sys/kernel/debug/tracing
 floor_events() {
 	"$BHPROF" stat --attach tracepoint -d "$name" -- /bin/sh -c \
-		"bpftool perf show --json >$work/perf.json; pgrep -x bhprof >$work/pids" \
+		"bpftool perf show --json >$work/perf.json; pgrep -x '$bhprof_comm' >$work/pids" \
 		>/dev/null 2>&1
 	jq -r --argjson pids "[$(paste -sd, "$work/pids")]" \
 		'.[] | select(.pid as $p | $pids | index($p)) |
@@ -348,13 +350,14 @@ echo 1 >/proc/sys/kernel/bpf_stats_enabled
 # that parents the command, which holds none)
 "$BHPROF" stat --attach tracepoint -d "$name" -- /bin/sh -c \
 	"$(fio_cmd 4k cost) >/dev/null 2>&1
-	 for id in \$(for p in \$(pgrep -x bhprof); do
+	 for id in \$(for p in \$(pgrep -x '$bhprof_comm'); do
 			grep -h '^prog_id:' /proc/\$p/fdinfo/* 2>/dev/null
 		done | sort -u | cut -f2); do
 		bpftool prog show id \$id --json
 	 done >$work/progs.json" >/dev/null 2>&1
 echo "$prev" >/proc/sys/kernel/bpf_stats_enabled
 writes=$(jq '.jobs[0].write.total_ios' "$work/cost.json" 2>/dev/null || echo 0)
+[ -s "$work/progs.json" ] || echo "compare: no programs of $bhprof_comm found for the statistics" >&2
 {
 	echo "bhprof's programs over one 4k run ($writes writes; kernel BPF statistics;"
 	echo "limit $LIMIT_PROG_NS ns per write in all)"
