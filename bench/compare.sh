@@ -384,7 +384,10 @@ floor_progs() { # floor's programs, by event: "event runs ns"
 		done
 }
 floor_cost_run() {
-	$(fio_cmd 4k floorcost) >/dev/null 2>&1 && floor_progs >"$work/floor.progs"
+	local cmd
+
+	cmd=$(fio_cmd 4k floorcost)
+	$cmd >/dev/null 2>&1 && floor_progs >"$work/floor.progs"
 }
 if [ -n "$FLOOR_EVENTS" ]; then
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled
