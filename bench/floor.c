@@ -64,8 +64,8 @@ static int attach_raw(const char *name)
 	return fd;
 }
 
-/* the event's id from tracefs, or -errno */
-static long event_id(const char *cat, const char *name)
+/* the id of event cat (cat_len bytes)/name from tracefs, or -errno */
+static long event_id(const char *cat, int cat_len, const char *name)
 {
 	char path[512];
 	long id = -ENOENT;
@@ -73,8 +73,8 @@ static long event_id(const char *cat, const char *name)
 
 	for (size_t i = 0; i < sizeof(tracefs_dirs) / sizeof(*tracefs_dirs);
 	     i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id",
-			 tracefs_dirs[i], cat, name);
+		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id",
+			 tracefs_dirs[i], cat_len, cat, name);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
@@ -88,7 +88,7 @@ static long event_id(const char *cat, const char *name)
 
 /* as libbpf attaches a tracepoint program: one event on CPU 0, whose
  * program the tracepoint runs on every CPU */
-static int attach_tp(const char *cat, const char *name)
+static int attach_tp(const char *cat, int cat_len, const char *name)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
@@ -96,7 +96,7 @@ static int attach_tp(const char *cat, const char *name)
 		.sample_period = 1,
 		.wakeup_events = 1,
 	};
-	long id = event_id(cat, name);
+	long id = event_id(cat, cat_len, name);
 	int prog, pfd, err;
 
 	if (id < 0)
@@ -124,31 +124,27 @@ static int attach_tp(const char *cat, const char *name)
 }
 
 /* the tracepoint's name in spec, NULL if spec is neither form */
-static char *spec_name(const char *spec)
+static const char *spec_name(const char *spec)
 {
 	const char *name;
 
 	if (!strncmp(spec, "raw:", 4))
-		return spec[4] ? (char *)spec + 4 : NULL;
+		return spec[4] ? spec + 4 : NULL;
 	if (strncmp(spec, "tp:", 3))
 		return NULL;
 	name = strchr(spec + 3, ':');
 	if (!name || name == spec + 3 || !name[1])
 		return NULL;
-	return (char *)name + 1;
+	return name + 1;
 }
 
 /* spec checked by spec_name() */
-static int attach_one(char *spec, char *name)
+static int attach_one(const char *spec, const char *name)
 {
-	int fd;
-
 	if (spec[0] == 'r')
 		return attach_raw(name);
-	name[-1] = '\0';
-	fd = attach_tp(spec + 3, name);
-	name[-1] = ':';
-	return fd;
+	/* "tp:" CATEGORY ":" name */
+	return attach_tp(spec + 3, (int)(name - spec - 4), name);
 }
 
 int main(int argc, char **argv)
