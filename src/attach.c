@@ -183,7 +183,7 @@ static struct progs probe_progs(const struct attach_plan *p,
 
 /* Load and attach a two-instruction fentry program: the only test that
  * catches lockdown, missing trampolines and notrace functions alike. */
-static int fentry_try(int btf_id)
+static int fentry_try(int btf_id, int btf_obj_fd)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -191,7 +191,8 @@ static int fentry_try(int btf_id)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = btf_id);
+		    .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = btf_obj_fd > 0 ? btf_obj_fd : 0);
 	int prog, link, err;
 
 	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "bhprof_try", "GPL", insns,
@@ -206,27 +207,65 @@ static int fentry_try(int btf_id)
 	return err;
 }
 
-static void resolve(struct attach_plan *p, const struct btf *btf,
+/* "__traceiter_NAME": the text symbol of a tracepoint (5.10 and
+ * later), which kallsyms names with the module that defines it */
+#define TRACEITER "__traceiter_"
+
+/* A tracepoint in vmlinux's BTF or in its module's: *mod says which. */
+static bool tp_found(struct kbtf *kb, const struct ksyms *ks,
+		     const char *name, const char **mod)
+{
+	char iter[96];
+
+	*mod = NULL;
+	if (btf_has_tracepoint(kb->vmlinux, name))
+		return true;
+	snprintf(iter, sizeof(iter), TRACEITER "%s", name);
+	*mod = ksyms_module_of(ks, iter);
+	return *mod && btf_has_tracepoint(kbtf_module(kb, *mod), name);
+}
+
+/* A function in vmlinux's BTF, or in kallsyms (a module's or one built
+ * without BTF): *sym is its kallsyms name, *mod its module. */
+static bool func_found(struct kbtf *kb, const struct ksyms *ks,
+		       const char *name, const char **sym, const char **mod)
+{
+	*sym = ksyms_func(ks, name);
+	*mod = *sym ? ksyms_module_of(ks, name) : NULL;
+	return btf_has_func(kb->vmlinux, name) || *sym;
+}
+
+static bool probe_found(struct kbtf *kb, const struct ksyms *ks, int id,
+			const char *name, const char **sym, const char **mod)
+{
+	const char *pmod;
+
+	if (!is_tp_probe(id))
+		return func_found(kb, ks, name, sym, mod);
+	*sym = NULL;
+	if (!tp_found(kb, ks, name, mod))
+		return false;
+	/* both events of a pair, from the same module */
+	return !tp_pair[id] || (tp_found(kb, ks, tp_pair[id], &pmod) &&
+				!strcmp(pmod ?: "", *mod ?: ""));
+}
+
+static void resolve(struct attach_plan *p, struct kbtf *kb,
 		    const struct ksyms *ks)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
 		p->absent[id] = true;
 		for (int c = 0; c < 3 && candidates[id][c]; c++) {
-			const char *name = candidates[id][c];
-			const char *sym = ksyms_func(ks, name);
-			bool found = is_tp_probe(id) ?
-					     btf_has_tracepoint(btf, name) :
-					     btf_has_func(btf, name) || sym;
+			const char *name = candidates[id][c], *sym, *mod;
 
-			if (found && tp_pair[id])
-				found = btf_has_tracepoint(btf, tp_pair[id]);
-
-			if (!found)
+			if (!probe_found(kb, ks, id, name, &sym, &mod))
 				continue;
 			p->absent[id] = false;
 			snprintf(p->func[id], sizeof(p->func[id]), "%s", name);
 			snprintf(p->ksym[id], sizeof(p->ksym[id]), "%s",
 				 sym ? sym : name);
+			snprintf(p->mod[id], sizeof(p->mod[id]), "%s",
+				 mod ? mod : "");
 			break;
 		}
 		if (p->absent[id])
@@ -247,21 +286,47 @@ static void pwhy_add(struct attach_plan *p, int id, const char *what,
 
 /* Tries every function of the group, so that each probe can say why its
  * own was refused. On failure, the first refusal is the group's reason. */
-static bool group_fentry_ok(struct attach_plan *p, const struct btf *btf,
+/* fentry on probe id's function, vmlinux's or its module's: 0, or why
+ * not in *why */
+static int fentry_probe(const struct attach_plan *p, struct kbtf *kb, int id,
+			const char **why)
+{
+	const char *mod = p->mod[id];
+	int bid = btf_func_id(kbtf_module(kb, mod), p->func[id]), fd = 0, err;
+
+	if (bid <= 0) {
+		*why = mod[0] ? "no BTF in its module" : "no BTF";
+		return -ENOENT;
+	}
+	if (mod[0]) {
+		fd = btf_module_fd(mod);
+		if (fd < 0) {
+			*why = "its module's BTF is not loaded";
+			return fd;
+		}
+	}
+	err = fentry_try(bid, fd);
+	if (fd > 0)
+		close(fd);
+	*why = err ? strerror(-err) : NULL;
+	return err;
+}
+
+/* Tries every function of the group, so that each probe can say why its
+ * own was refused. On failure, the first refusal is the group's reason. */
+static bool group_fentry_ok(struct attach_plan *p, struct kbtf *kb,
 			    enum bhp_group g, char *first, size_t len)
 {
 	bool ok = true;
 
 	for (int id = 0; id < NR_PROBES; id++) {
-		int bid, err;
+		const char *why;
 
 		if (probe_group_of(id) != g || p->absent[id])
 			continue;
-		bid = btf_func_id(btf, p->func[id]);
-		err = bid <= 0 ? -ENOENT : fentry_try(bid);
-		if (!err)
+		if (!fentry_probe(p, kb, id, &why))
 			continue;
-		pwhy_add(p, id, "fentry", bid <= 0 ? "no BTF" : strerror(-err));
+		pwhy_add(p, id, "fentry", why);
 		if (ok) {
 			snprintf(first, len, "%s", p->pwhy[id]);
 			snprintf(p->fell[g][0], sizeof(p->fell[g][0]), "%s",
@@ -406,8 +471,7 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 	}
 }
 
-static int choose(struct attach_plan *p, const struct btf *btf,
-		  enum bhp_group g)
+static int choose(struct attach_plan *p, struct kbtf *kb, enum bhp_group g)
 {
 	bool present = group_present(p, g), fentry_ok = false;
 	enum attach_mode r = p->request;
@@ -425,7 +489,7 @@ static int choose(struct attach_plan *p, const struct btf *btf,
 		return 0;
 	}
 	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
-		fentry_ok = group_fentry_ok(p, btf, g, first, sizeof(first));
+		fentry_ok = group_fentry_ok(p, kb, g, first, sizeof(first));
 	p->group_mode[g] = select_mode(r, present, fentry_ok, p->tp_ok[g],
 				       &err);
 	if (err == -EOPNOTSUPP)
@@ -457,42 +521,68 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 		p->bh_cs_hi = 0;
 }
 
+/* the functions of --callers, which may live in modules (jbd2) */
+static const char *const callers_owners[] = { "folio_alloc_buffers",
+					      "alloc_page_buffers" };
+#define CALLERS_JBD2 "jbd2_journal_write_metadata_buffer"
+#define CALLERS_FREE "free_buffer_head"
+
 struct ksyms *attach_ksyms_load(void)
 {
-	const char *want[NR_PROBES * 4];
+	static char iter[NR_PROBES][2][80];
+	const char *want[NR_PROBES * 4 + 8];
 	size_t n = 0;
 
-	/* tracepoints are in BTF: not symbols to wait for */
 	for (int id = 0; id < NR_PROBES; id++) {
-		if (is_tp_probe(id))
-			continue;
 		if (n)
 			want[n++] = NULL;
-		for (int c = 0; c < 3 && candidates[id][c]; c++)
-			want[n++] = candidates[id][c];
+		if (!is_tp_probe(id)) {
+			for (int c = 0; c < 3 && candidates[id][c]; c++)
+				want[n++] = candidates[id][c];
+			continue;
+		}
+		/* a tracepoint's module, by its iterator's symbol */
+		snprintf(iter[id][0], sizeof(iter[id][0]), TRACEITER "%s",
+			 candidates[id][0]);
+		want[n++] = iter[id][0];
+		if (!tp_pair[id])
+			continue;
+		snprintf(iter[id][1], sizeof(iter[id][1]), TRACEITER "%s",
+			 tp_pair[id]);
+		want[n++] = iter[id][1];
 	}
+	want[n++] = NULL;
+	want[n++] = CALLERS_JBD2;
+	want[n++] = NULL;
+	want[n++] = CALLERS_FREE;
+	want[n++] = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(callers_owners); i++)
+		want[n++] = callers_owners[i];
 	return ksyms_load(want, n);
 }
 
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,
-		     struct run_info *info, const struct btf *btf,
+		     struct run_info *info, struct kbtf *kb,
 		     const struct ksyms *ks)
 {
+	const struct btf *btf = kb ? kb->vmlinux : NULL;
 	int err = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->request = request;
 	p->sys_link_at = -1;
-	resolve(p, btf, ks);
+	resolve(p, kb, ks);
 	plan_flags(p, btf, ks);
 	tracepoints_probe(p, btf);
 	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
-		err = choose(p, btf, g);
+		err = choose(p, kb, g);
 	info->features = RUN_F_READS | RUN_F_PASSES;
 	for (int id = 0; id < NR_PROBES; id++) {
 		info->probes[id].absent = p->absent[id];
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
 			 "%s", p->func[id]);
+		snprintf(info->probes[id].module,
+			 sizeof(info->probes[id].module), "%s", p->mod[id]);
 	}
 	return err;
 }
@@ -650,30 +740,38 @@ static const char *callers_func(const struct attach_plan *p, int i)
 	case 0:
 		return p->own_func[0] ? p->own_func : NULL;
 	case 1:
-		return p->own_jbd2 ? "jbd2_journal_write_metadata_buffer" :
-				     NULL;
+		return p->own_jbd2 ? CALLERS_JBD2 : NULL;
 	default:
-		return p->bh_free ? "free_buffer_head" : NULL;
+		return p->bh_free ? CALLERS_FREE : NULL;
 	}
 }
 
-void attach_plan_callers(struct attach_plan *p, const struct btf *btf)
+/* a function of vmlinux, or of a loaded module, by BTF or kallsyms */
+static bool kernel_has_func(struct kbtf *kb, const struct ksyms *ks,
+			    const char *name)
 {
-	static const char *const own[] = { "folio_alloc_buffers",
-					   "alloc_page_buffers" };
+	const char *sym, *mod;
 
+	return func_found(kb, ks, name, &sym, &mod);
+}
+
+void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
+			 const struct ksyms *ks)
+{
 	p->callers = true;
 	if (p->absent[PROBE_BH_ALLOC]) {
 		snprintf(p->callers_why, sizeof(p->callers_why),
 			 "no buffer_heads in this kernel");
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_LEN(own) && !p->own_func[0]; i++)
-		if (btf_has_func(btf, own[i]))
+	for (size_t i = 0; i < ARRAY_LEN(callers_owners) && !p->own_func[0];
+	     i++)
+		if (kernel_has_func(kb, ks, callers_owners[i]))
 			snprintf(p->own_func, sizeof(p->own_func), "%s",
-				 own[i]);
-	p->own_jbd2 = btf_has_func(btf, "jbd2_journal_write_metadata_buffer");
-	p->bh_free = btf_has_func(btf, "free_buffer_head");
+				 callers_owners[i]);
+	/* jbd2 is a module on distribution kernels */
+	p->own_jbd2 = kernel_has_func(kb, ks, CALLERS_JBD2);
+	p->bh_free = kernel_has_func(kb, ks, CALLERS_FREE);
 }
 
 /* Owners and frees go in the bh group's flavour; under kprobes (auto)

@@ -26,6 +26,7 @@ struct attach_plan {
 	bool absent[NR_PROBES];
 	char func[NR_PROBES][64];	/* BTF / source name */
 	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
+	char mod[NR_PROBES][32];	/* its module, "" for vmlinux */
 	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost,
 					 * for the whole group */
 	char pwhy[NR_PROBES][160];	/* ... for the probe's own function */
@@ -84,10 +85,10 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 
 /* Resolves functions and picks a flavour per group. Prints one error
  * line and returns a negative errno if the requested mode cannot work. */
-struct btf;
+struct kbtf;
 struct ksyms;
 int attach_plan_make(struct attach_plan *p, enum attach_mode request,
-		     struct run_info *info, const struct btf *btf,
+		     struct run_info *info, struct kbtf *kb,
 		     const struct ksyms *ks);
 /* kallsyms, with the names of every candidate function */
 struct ksyms *attach_ksyms_load(void);
@@ -104,7 +105,8 @@ int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
 int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 		       struct run_info *info);
 /* --callers on a plan made: after attach_plan_make() */
-void attach_plan_callers(struct attach_plan *p, const struct btf *btf);
+void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
+			 const struct ksyms *ks);
 void attach_plan_detach(struct attach_plan *p);
 
 #endif /* BHPROF_ATTACH_H */

@@ -383,12 +383,12 @@ static struct ksyms *ksyms_wait(struct ksyms_reader *r)
 
 /* kallsyms whole, while bhprof still holds root: chains are named from it */
 static void callers_open(struct collector *c, struct run_info *info,
-			 const struct btf *btf)
+			 struct kbtf *kb, const struct ksyms *ks)
 {
-	long sz = btf ? btf_struct_size(btf, "buffer_head") : -1;
+	long sz = kb->vmlinux ? btf_struct_size(kb->vmlinux, "buffer_head") : -1;
 	int err;
 
-	attach_plan_callers(&c->plan, btf);
+	attach_plan_callers(&c->plan, kb, ks);
 	info->bh_size = sz > 0 ? (uint32_t)sz : 0;
 	err = callers_syms_load();
 	if (err)
@@ -401,7 +401,7 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 		   struct collector **out)
 {
 	struct ksyms_reader kr = {};
-	struct btf *btf = NULL;
+	struct kbtf *kb = NULL;
 	struct collector *c;
 	int err;
 
@@ -412,8 +412,12 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	kr.started = !pthread_create(&kr.thread, NULL, ksyms_read, &kr);
 	if (!kr.started)
 		kr.ks = attach_ksyms_load();
-	btf = kernel_btf();
-	kernel_facts(info, btf);
+	kb = kbtf_new(kernel_btf());
+	if (!kb) {
+		err = -ENOMEM;
+		goto out;
+	}
+	kernel_facts(info, kb->vmlinux);
 	err = check_privileges();
 	if (err)
 		goto out;
@@ -432,14 +436,14 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 				       sizeof(struct bhp_dev_slot));
 	if (!c->percpu)
 		goto fail;
-	err = attach_plan_make(&c->plan, o->mode, info, btf, ksyms_wait(&kr));
+	err = attach_plan_make(&c->plan, o->mode, info, kb, ksyms_wait(&kr));
 	if (err)
 		goto fail;
 	if (o->callers)
-		callers_open(c, info, btf);
+		callers_open(c, info, kb, kr.ks);
 	/* libbpf parses its own copy for the load: not both at once */
-	btf__free(btf);
-	btf = NULL;
+	kbtf_free(kb);
+	kb = NULL;
 	ksyms_free(kr.ks);
 	kr.ks = NULL;
 	err = load_object(c, o);
@@ -466,7 +470,7 @@ fail:
 	collector_close(c);
 out:
 	ksyms_free(ksyms_wait(&kr));
-	btf__free(btf);
+	kbtf_free(kb);
 	return err;
 }
 

@@ -458,9 +458,10 @@ static void probe_table(FILE *f, const struct run_info *in)
 	      "<th>detail</th></tr>\n", f);
 	for (unsigned int i = 0; i < NR_PROBES; i++) {
 		const struct probe_state *ps = &in->probes[i];
+		char fn[sizeof(ps->func) + 40];
 
 		fprintf(f, "<tr class=\"probe\"><th>%s</th>", probe_name(i));
-		td(f, ps->func);
+		td(f, probe_func_text(ps, fn, sizeof(fn)));
 		td(f, probe_state_text(ps));
 		td(f, ps->detail);
 		fputs("</tr>\n", f);

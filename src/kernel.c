@@ -8,7 +8,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "kernel.h"
 
 static int config_line(const char *line, const char *name)
@@ -47,6 +49,7 @@ int kconfig_value(const char *name)
 struct ksym {
 	uint64_t addr;
 	char *name;
+	char *mod;	/* the module it lives in, NULL for vmlinux */
 };
 
 struct ksyms {
@@ -62,7 +65,7 @@ static int ksym_cmp(const void *a, const void *b)
 }
 
 static int ksyms_push(struct ksyms *k, size_t *cap, uint64_t addr,
-		      const char *name)
+		      const char *name, const char *mod)
 {
 	struct ksym *n;
 
@@ -75,9 +78,11 @@ static int ksyms_push(struct ksyms *k, size_t *cap, uint64_t addr,
 	}
 	k->syms[k->nr].addr = addr;
 	k->syms[k->nr].name = name ? strdup(name) : NULL;
-	if (name && !k->syms[k->nr].name)
-		return -ENOMEM;
+	k->syms[k->nr].mod = name && mod ? strdup(mod) : NULL;
 	k->nr++;
+	if (name && (!k->syms[k->nr - 1].name ||
+		     (mod && !k->syms[k->nr - 1].mod)))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -115,6 +120,24 @@ static int hexval(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* "name\t[ext4]": cuts name at its end and returns "ext4", or NULL */
+static char *ksym_module(char *name)
+{
+	char *end = name + strcspn(name, " \t\n"), *mod;
+
+	if (end[0] != '\t' || end[1] != '[') {
+		*end = 0;
+		return NULL;
+	}
+	*end = 0;
+	mod = end + 2;
+	end = strchr(mod, ']');
+	if (!end)
+		return NULL;
+	*end = 0;
+	return mod;
+}
+
 /*
  * Every text symbol's address, but the names of the wanted ones only:
  * /proc/kallsyms has over 100,000 lines, and sscanf() and a strdup()
@@ -123,11 +146,12 @@ static int hexval(int c)
  * every group has a name found exactly, and a symbol past the last of
  * them bounds its body, the rest is not read.
  */
-struct ksyms *ksyms_load(const char *const *want, size_t nr_want)
+struct ksyms *ksyms_load_file(const char *path, const char *const *want,
+			     size_t nr_want)
 {
 	struct ksyms *k = calloc(1, sizeof(*k));
 	uint64_t addr, last_found = 0, found = 0, all = 0;
-	char line[512], *p, *name;
+	char line[512], *p, *name, *mod;
 	size_t cap = 0;
 	bool exact;
 	FILE *f;
@@ -138,7 +162,7 @@ struct ksyms *ksyms_load(const char *const *want, size_t nr_want)
 	for (size_t i = 0, n = 0; i <= nr_want; i++)
 		if (i == nr_want || !want[i])
 			all |= 1ULL << n++;
-	f = fopen("/proc/kallsyms", "r");
+	f = fopen(path, "r");
 	if (!f)
 		return k;
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
@@ -151,14 +175,14 @@ struct ksyms *ksyms_load(const char *const *want, size_t nr_want)
 		if (p[0] != ' ' || (p[1] != 't' && p[1] != 'T') || p[2] != ' ')
 			continue;
 		name = p + 3;
-		name[strcspn(name, " \t\n")] = 0;
+		mod = ksym_module(name);
 		g = ksym_wanted(name, want, nr_want, &exact);
 		if (g >= 0 && exact) {
 			found |= 1ULL << g;
 			if (addr > last_found)
 				last_found = addr;
 		}
-		if (ksyms_push(k, &cap, addr, g >= 0 ? name : NULL))
+		if (ksyms_push(k, &cap, addr, g >= 0 ? name : NULL, mod))
 			break;
 		/* kptr_restrict shows every address as 0: no bound to wait for */
 		if (found == all && (addr > last_found || !addr))
@@ -169,12 +193,19 @@ struct ksyms *ksyms_load(const char *const *want, size_t nr_want)
 	return k;
 }
 
+struct ksyms *ksyms_load(const char *const *want, size_t nr_want)
+{
+	return ksyms_load_file("/proc/kallsyms", want, nr_want);
+}
+
 void ksyms_free(struct ksyms *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->nr; i++)
+	for (size_t i = 0; i < k->nr; i++) {
 		free(k->syms[i].name);
+		free(k->syms[i].mod);
+	}
 	free(k->syms);
 	free(k);
 }
@@ -199,10 +230,10 @@ uint64_t ksyms_addr(const struct ksyms *k, const char *name, uint64_t *next)
 	return 0;
 }
 
-const char *ksyms_func(const struct ksyms *k, const char *name)
+static const struct ksym *ksyms_find(const struct ksyms *k, const char *name)
 {
 	size_t n = strlen(name);
-	const char *alt = NULL;
+	const struct ksym *alt = NULL;
 
 	for (size_t i = 0; k && i < k->nr; i++) {
 		const char *s = k->syms[i].name;
@@ -210,12 +241,26 @@ const char *ksyms_func(const struct ksyms *k, const char *name)
 		if (!s || strncmp(s, name, n))
 			continue;
 		if (!s[n])
-			return s;
+			return &k->syms[i];
 		/* foo.cold is a fragment, not an entry point */
 		if (s[n] == '.' && strncmp(s + n, ".cold", 5) && !alt)
-			alt = s;
+			alt = &k->syms[i];
 	}
 	return alt;
+}
+
+const char *ksyms_func(const struct ksyms *k, const char *name)
+{
+	const struct ksym *s = ksyms_find(k, name);
+
+	return s ? s->name : NULL;
+}
+
+const char *ksyms_module_of(const struct ksyms *k, const char *name)
+{
+	const struct ksym *s = ksyms_find(k, name);
+
+	return s ? s->mod : NULL;
 }
 
 int btf_func_id(const struct btf *btf, const char *name)
@@ -313,4 +358,77 @@ bool kernel_head_is_mask(const struct btf *btf)
 	if (hvo < 0)
 		hvo = btf_struct_size(btf, "vmemmap_remap_walk") > 0;
 	return hvo && size > 0 && !(size & (size - 1));
+}
+
+/*
+ * A module's BTF is split BTF on top of vmlinux's, in
+ * /sys/kernel/btf/MODULE while the module is loaded. Each is parsed the
+ * first time a function or tracepoint of its module is asked for: a
+ * distribution kernel has a hundred modules loaded, and bhprof's probes
+ * live in a few.
+ */
+struct kbtf *kbtf_new(struct btf *vmlinux)
+{
+	struct kbtf *k = calloc(1, sizeof(*k));
+
+	if (k)
+		k->vmlinux = vmlinux;
+	return k;
+}
+
+void kbtf_free(struct kbtf *k)
+{
+	if (!k)
+		return;
+	for (int i = 0; i < k->nr; i++)
+		btf__free(k->mods[i].btf);
+	btf__free(k->vmlinux);
+	free(k);
+}
+
+const struct btf *kbtf_module(struct kbtf *k, const char *mod)
+{
+	struct btf *b;
+	int i;
+
+	if (!k || !k->vmlinux)
+		return NULL;
+	if (!mod || !mod[0])
+		return k->vmlinux;
+	for (i = 0; i < k->nr; i++)
+		if (!strcmp(k->mods[i].name, mod))
+			return k->mods[i].btf;
+	if (k->nr == KBTF_MAX_MODS)
+		return NULL;
+	b = btf__load_module_btf(mod, k->vmlinux);
+	if (libbpf_get_error(b))
+		b = NULL;
+	/* a miss is kept too: the module has no BTF, ask once */
+	snprintf(k->mods[i].name, sizeof(k->mods[i].name), "%s", mod);
+	k->mods[i].btf = b;
+	k->nr++;
+	return b;
+}
+
+int btf_module_fd(const char *mod)
+{
+	char name[64];
+	__u32 id = 0;
+	int fd;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info = {};
+		__u32 len = sizeof(info);
+
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.kernel_btf && !strcmp(name, mod))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
 }

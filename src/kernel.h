@@ -19,6 +19,9 @@ struct ksyms;
  * (one function's names over time) separated by NULL; reading stops
  * once every group has a name, and the symbol after the last. */
 struct ksyms *ksyms_load(const char *const *want, size_t nr_want);
+/* the same from a file in kallsyms' format (tests) */
+struct ksyms *ksyms_load_file(const char *path, const char *const *want,
+			      size_t nr_want);
 void ksyms_free(struct ksyms *k);
 /* address of a text symbol and of the next one; 0 if unknown */
 uint64_t ksyms_addr(const struct ksyms *k, const char *name,
@@ -26,6 +29,8 @@ uint64_t ksyms_addr(const struct ksyms *k, const char *name,
 /* name as kallsyms has it: exact, or with a .isra/.constprop/.part
  * suffix the compiler added; NULL if the kernel has no such function */
 const char *ksyms_func(const struct ksyms *k, const char *name);
+/* the module ksyms_func's symbol lives in ("ext4"), NULL for vmlinux */
+const char *ksyms_module_of(const struct ksyms *k, const char *name);
 
 bool btf_has_func(const struct btf *btf, const char *name);
 int btf_func_nr_params(const struct btf *btf, const char *name);
@@ -37,6 +42,27 @@ int btf_func_id(const struct btf *btf, const char *name);
 long btf_struct_size(const struct btf *btf, const char *name);
 /* does a tail page's compound_info hold a mask rather than a pointer? */
 bool kernel_head_is_mask(const struct btf *btf);
+
+/* The kernel's BTF: vmlinux's, and its modules' as they are asked for. */
+#define KBTF_MAX_MODS 32
+struct kbtf {
+	struct btf *vmlinux;
+	int nr;
+	struct {
+		char name[64];
+		struct btf *btf;	/* NULL: the module has none */
+	} mods[KBTF_MAX_MODS];
+};
+
+/* takes vmlinux (NULL: no BTF); kbtf_free frees it */
+struct kbtf *kbtf_new(struct btf *vmlinux);
+void kbtf_free(struct kbtf *k);
+/* vmlinux's BTF for mod NULL or "", else the loaded module's; NULL if
+ * the module has none (not loaded, or built without BTF) */
+const struct btf *kbtf_module(struct kbtf *k, const char *mod);
+/* an fd of a loaded module's BTF object, for a program's
+ * attach_btf_obj_fd; -ENOENT if the kernel has none */
+int btf_module_fd(const char *mod);
 
 /* mounts tracefs at /sys/kernel/tracing if nothing is there yet */
 int tracefs_ensure(void);

@@ -225,6 +225,14 @@ void kernel_json(struct json *j, const struct run_info *info)
 	json_obj_close(j);
 }
 
+void module_json(struct json *j, const struct probe_state *ps)
+{
+	if (ps->module[0])
+		json_str(j, "module", ps->module);
+	else
+		json_null(j, "module");
+}
+
 static void probes_json(struct json *j, const struct run_info *info)
 {
 	json_obj_open(j, "attach");
@@ -236,6 +244,7 @@ static void probes_json(struct json *j, const struct run_info *info)
 		json_obj_open(j, NULL);
 		json_str(j, "name", probe_name(i));
 		json_str(j, "func", info->probes[i].func);
+		module_json(j, &info->probes[i]);
 		json_str(j, "mode", probe_state_text(&info->probes[i]));
 		json_str(j, "detail", info->probes[i].detail);
 		json_obj_close(j);

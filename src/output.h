@@ -36,4 +36,7 @@ const char *cell(char *buf, size_t len, enum cell_kind k, double v,
 /* s as HTML or XML text or attribute value */
 void markup_esc(FILE *f, const char *s);
 
+/* a probe's "module": its module's name, or null for vmlinux */
+void module_json(struct json *j, const struct probe_state *ps);
+
 #endif /* BHPROF_OUTPUT_H */

@@ -44,6 +44,7 @@ static void probe_print_json(const struct run_info *info, bool attached)
 		json_obj_open(&j, NULL);
 		json_str(&j, "name", probe_name(i));
 		json_str(&j, "func", info->probes[i].func);
+		module_json(&j, &info->probes[i]);
 		json_str(&j, "mode", probe_state_text(&info->probes[i]));
 		json_str(&j, "detail", info->probes[i].detail);
 		json_obj_close(&j);
@@ -116,7 +117,7 @@ static void print_chain(const char *detail)
 
 static void probe_print_text(const struct run_info *info, bool verbose)
 {
-	char r[256];
+	char r[256], fn[sizeof(info->probes[0].func) + 40];
 
 	printf("kernel             %s\n", info->release);
 	printf("machine            %s, %u KiB pages\n", info->machine,
@@ -132,7 +133,8 @@ static void probe_print_text(const struct run_info *info, bool verbose)
 		const char *why = short_reason(ps, r, sizeof(r));
 
 		/* no trailing blanks where nothing was refused */
-		printf("%-16s %-25s %-*s%s%s\n", probe_name(i), ps->func,
+		printf("%-16s %-25s %-*s%s%s\n", probe_name(i),
+		       probe_func_text(ps, fn, sizeof(fn)),
 		       *why ? 10 : 0, probe_state_text(ps), *why ? " " : "",
 		       why);
 		if (verbose)

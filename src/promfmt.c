@@ -557,6 +557,7 @@ static void info_metrics(struct prom *p, const struct run_info *info,
 		lbl_reset(l, 0);
 		lbl_add(l, "probe", probe_name(i));
 		lbl_add(l, "func", ps->func);
+		lbl_add(l, "module", ps->module);
 		lbl_add(l, "mode", probe_state_text(ps));
 		lbl_add(l, "detail", ps->detail);
 		sample_u64(p, "bhprof_probe", "_info", l, 1);

@@ -252,6 +252,9 @@ static void dec_probe(struct rd *c, struct probe_state *probes)
 		case P_DETAIL:
 			rd_str(&b, ps.detail, sizeof(ps.detail));
 			break;
+		case P_MODULE:
+			rd_str(&b, ps.module, sizeof(ps.module));
+			break;
 		}
 	}
 	if (id < NR_PROBES)

@@ -49,7 +49,8 @@ enum {
 #define REC_PAGE_SIZE_OK(n) ((n) >= 4096 && (n) <= (1u << 20) && !((n) & ((n) - 1)))
 
 /* ... of a probe, inside M_PROBE */
-enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME, P_FAILED };
+enum { P_ID = 1, P_MODE, P_ABSENT, P_FUNC, P_DETAIL, P_NAME, P_FAILED,
+       P_MODULE };
 
 /* ... of a device name, inside M_DEV_NAME and E_DEV_NAME */
 enum { D_DEV = 1, D_NAME };

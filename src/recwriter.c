@@ -301,6 +301,8 @@ static void enc_probe(struct buf *b, struct buf *sub, unsigned int id,
 	if (ps->failed)
 		put_u64_sec(sub, P_FAILED, 1);
 	put_str_sec(sub, P_FUNC, ps->func, sizeof(ps->func));
+	if (ps->module[0])
+		put_str_sec(sub, P_MODULE, ps->module, sizeof(ps->module));
 	put_str_sec(sub, P_DETAIL, ps->detail, sizeof(ps->detail));
 	put_section(b, M_PROBE, sub);
 }

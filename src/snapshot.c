@@ -92,6 +92,15 @@ const char *probe_state_text(const struct probe_state *ps)
 	return ps->failed ? "failed" : mode_name(ps->mode);
 }
 
+const char *probe_func_text(const struct probe_state *ps, char *buf,
+			    size_t len)
+{
+	if (!ps->module[0])
+		return ps->func;
+	snprintf(buf, len, "%s [%s]", ps->func, ps->module);
+	return buf;
+}
+
 static bool group_failed(const struct run_info *info, enum bhp_group g)
 {
 	for (int id = 0; id < NR_PROBES; id++)

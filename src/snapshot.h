@@ -91,6 +91,7 @@ struct probe_state {
 	bool failed;		/* present, but its group could not be loaded
 				 * or attached: detail says why */
 	char func[64];		/* name resolved on this kernel */
+	char module[32];	/* the module it lives in, "" for vmlinux */
 	char detail[256];	/* why absent / failed, or the tracepoint used */
 };
 
@@ -135,6 +136,9 @@ const char *probe_name(enum probe_id id);
 enum bhp_group probe_group_of(enum probe_id id);
 /* "absent", "failed" or the attach mode's name */
 const char *probe_state_text(const struct probe_state *ps);
+/* "ext4_read_folio [ext4]" for a module's function, else the function */
+const char *probe_func_text(const struct probe_state *ps, char *buf,
+			    size_t len);
 
 /*
  * What a run's figures rest on. A figure whose probe group failed is

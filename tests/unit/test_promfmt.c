@@ -283,7 +283,7 @@ TEST(prom_lost_groups_leave_their_series_out)
 		 sizeof(fx->info.probes[0].detail), "no such field");
 	t = render(fx, PROM_TEXT, NULL);
 	CHECK(strstr(t, "attach_write_blkdev=\"failed\"") != NULL);
-	CHECK(strstr(t, "probe=\"write_blkdev\",func=\"\",mode=\"failed\","
+	CHECK(strstr(t, "probe=\"write_blkdev\",func=\"\",module=\"\",mode=\"failed\","
 			"detail=\"no such field\"") != NULL);
 	CHECK(strstr(t, "\nbhprof_write_bytes_total{") == NULL);
 	CHECK(strstr(t, "\nbhprof_write_latency_seconds_bucket{") == NULL);
