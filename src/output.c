@@ -225,12 +225,16 @@ void kernel_json(struct json *j, const struct run_info *info)
 	json_obj_close(j);
 }
 
+/*
+ * Never null: a null figure needs a "why", and where a probe lives is a
+ * fact, not a figure. "" is a probe with no function on this kernel.
+ */
 void module_json(struct json *j, const struct probe_state *ps)
 {
 	if (ps->module[0])
 		json_str(j, "module", ps->module);
 	else
-		json_null(j, "module");
+		json_str(j, "module", ps->func[0] ? "vmlinux" : "");
 }
 
 static void probes_json(struct json *j, const struct run_info *info)
