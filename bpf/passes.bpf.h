@@ -40,6 +40,13 @@ static __always_inline void pass_open(struct inode *inode, __u32 src)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {};
 
+	/*
+	 * A module's tracepoint (ext4's, where ext4 is a module) hands its
+	 * pointers over as maybe-NULL since 6.12.y and 6.13: the verifier
+	 * refuses the load without this test.
+	 */
+	if (!inode)
+		return;
 	FAULT_POINT(BHP_GROUP_PASS);
 	if (!tgid_ok(id))
 		return;
