@@ -125,7 +125,8 @@ has_fs() {	# has_fs y|m|"" module-name
 	esac
 }
 
-scen=${VM_SCENARIOS:-$(default_scenarios "$K_ARCH")}
+eval "$(kernel_plan "$img" "$K_ARCH")"
+scen=${VM_SCENARIOS:-$SCENARIOS}
 [ "$scen" = all ] && scen=$ALL_SCENARIOS
 have_xfs=0 have_ext4=0
 if has_fs "$K_XFS" xfs; then
@@ -169,7 +170,7 @@ VM_VERBOSE=${VM_VERBOSE:-0}
 VM_JOB='${VM_JOB:-matrix}'
 VM_GATE_RUNS=${VM_GATE_RUNS:-6}
 VM_GATE_WRITE='${VM_GATE_WRITE:--s 1m -t 16m}'
-VM_COST_ROUNDS=${VM_COST_ROUNDS:-$(default_cost_rounds "$K_ARCH")}
+VM_COST_ROUNDS=${VM_COST_ROUNDS:-$COST_ROUNDS}
 CONF
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 

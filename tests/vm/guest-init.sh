@@ -106,6 +106,12 @@ cat /proc/cmdline > $R/cmdline.txt
 cp /etc/vm.conf $R/vm.conf
 load_modules
 lsmod > $R/lsmod.txt 2>/dev/null
+# an NVMe driver loaded as a module finds its disks after insmod returns
+n=0
+while ! disk_by_serial bhp-res >/dev/null && [ $n -lt 30 ]; do
+	sleep 0.5
+	n=$((n + 1))
+done
 
 RES=$(disk_by_serial bhp-res)
 RAW1=$(disk_by_serial bhp-raw1)

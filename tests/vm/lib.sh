@@ -79,6 +79,18 @@ default_scenarios() {
 }
 default_cost_rounds() { case $1 in arm64) echo 0 ;; *) echo 5 ;; esac; }
 
+# A kernel's own plan, plan-<suffix> beside its image (SCENARIOS=,
+# COST_ROUNDS=), overrides those defaults: Debian's generic kernels boot
+# slower and run fewer scenarios. kernel_plan IMAGE ARCH -> assignments
+kernel_plan() {
+	local f
+	f=$(dirname "$1")/plan-$(kernel_suffix "$1")
+	echo "SCENARIOS='$(default_scenarios "$2")'"
+	echo "COST_ROUNDS=$(default_cost_rounds "$2")"
+	[ -f "$f" ] && grep -E "^(SCENARIOS|COST_ROUNDS)=" "$f"
+	return 0
+}
+
 # The static bhprof for an architecture's guests: BHPROF_BIN_<arch>, or
 # BHPROF_BIN for the build machine's own, or where 'make static' (with
 # ARCH=<arch> for another) writes it.
@@ -119,16 +131,29 @@ kernels_dir() {
 	printf '%s\n' "$top/../shared/kernels"
 }
 
+# Where fetch-debian-kernels.sh keeps Debian's generic kernels: outside
+# the checkout, so that a fresh clone (CI's) fetches nothing twice.
+debian_kernels_dir() {
+	printf '%s/debian-kernels\n' "${BHPROF_CACHE:-/var/cache/bhprof}"
+}
+
 # Every kernel image to test, one path a line: bzImage-*, vmlinuz-* and
 # Image-* (arm64's name; the architecture comes from the config) in
-# the kernels folder, then the entries of BHPROF_EXTRA_KERNELS (a space or
-# colon separated list of image files; the config is config-<suffix>
-# beside each, or <image>.config).
+# the kernels folder, then Debian's generic kernels (fetched by
+# fetch-debian-kernels.sh, unless BHPROF_DEBIAN_KERNELS is "none"), then
+# the entries of BHPROF_EXTRA_KERNELS (a space or colon separated list of
+# image files; the config is config-<suffix> beside each, or
+# <image>.config).
 list_kernels() {
 	local dir f
 	dir=$(kernels_dir)
 	if [ -d "$dir" ]; then
 		for f in "$dir"/bzImage-* "$dir"/vmlinuz-* "$dir"/Image-*; do
+			[ -f "$f" ] && printf '%s\n' "$f"
+		done
+	fi
+	if [ "${BHPROF_DEBIAN_KERNELS:-}" != none ]; then
+		for f in "$(debian_kernels_dir)"/vmlinuz-*; do
 			[ -f "$f" ] && printf '%s\n' "$f"
 		done
 	fi

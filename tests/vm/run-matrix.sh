@@ -14,6 +14,9 @@
 #                        the repository); takes bzImage-*, vmlinuz-* and
 #                        Image-*, each booted with the QEMU of the
 #                        architecture its config names
+#   BHPROF_DEBIAN_KERNELS  SUITE:ARCH list of Debian's generic kernels to
+#                        fetch and boot (fetch-debian-kernels.sh; "none":
+#                        the test kernels alone)
 #   BHPROF_EXTRA_KERNELS more kernel images, space or colon separated; each
 #                        needs config-<suffix> (or <image>.config) beside it
 #   BHPROF_BIN           the static bhprof for guests of the build machine's
@@ -56,6 +59,12 @@ fatal() {
 if [ $# -gt 0 ]; then
 	kernels=("$@")
 else
+	# Debian's generic kernels, fetched once into the cache; a fetch that
+	# fails fails the matrix with its reason
+	if [ "${BHPROF_DEBIAN_KERNELS:-}" != none ]; then
+		msg=$("$VM_DIR/fetch-debian-kernels.sh" 2>&1 >/dev/null) ||
+			fatal "Debian's kernels: ${msg:-fetch-debian-kernels.sh failed}"
+	fi
 	mapfile -t kernels < <(list_kernels)
 fi
 [ ${#kernels[@]} -gt 0 ] ||
