@@ -206,6 +206,46 @@ static struct bpf_program *refused_prog(struct bpf_object *obj)
 	return bpf_object__find_program_by_name(obj, name);
 }
 
+/* the verifier's closing statistics, which say nothing of why */
+static bool verifier_stats_line(const char *line, size_t n)
+{
+	static const char *const stats[] = { "processed ", "verification time",
+					     "stack depth", "insn_stack" };
+
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+		if (n >= strlen(stats[i]) && !strncmp(line, stats[i],
+						      strlen(stats[i])))
+			return true;
+	return false;
+}
+
+/*
+ * The verifier's last line that is not a statistic ("R8 invalid mem
+ * access 'trusted_ptr_or_null_'"), read backwards from the log's end.
+ */
+static bool verifier_word(const char *text, const char *end, char *buf,
+			  size_t len)
+{
+	while (end > text) {
+		const char *line = end;
+
+		while (line > text && line[-1] == '\n')
+			line--;
+		end = line;
+		while (line > text && line[-1] != '\n')
+			line--;
+		if (end == line)
+			return false;
+		if (!verifier_stats_line(line, end - line)) {
+			snprintf(buf, len, "verifier: %.*s", (int)(end - line),
+				 line);
+			return true;
+		}
+		end = line;
+	}
+	return false;
+}
+
 /*
  * The kernel's reason, short: the field CO-RE could not find ("failed to
  * resolve CO-RE relocation <byte_off> [12] struct page.compound_head
@@ -228,21 +268,8 @@ static void refusal_reason(int err, char *buf, size_t len)
 		return;
 	}
 	end = strstr(load_log.text, "-- END PROG LOAD LOG --");
-	if (end) {
-		const char *line = end;
-
-		/* back over the newline that ends the verifier's last line */
-		while (line > load_log.text && line[-1] == '\n')
-			line--;
-		end = line;
-		while (line > load_log.text && line[-1] != '\n')
-			line--;
-		if (end > line) {
-			snprintf(buf, len, "verifier: %.*s", (int)(end - line),
-				 line);
-			return;
-		}
-	}
+	if (end && verifier_word(load_log.text, end, buf, len))
+		return;
 	snprintf(buf, len, "%s", strerror(-err));
 }
 
