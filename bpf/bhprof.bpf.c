@@ -106,14 +106,6 @@ struct {
 	__type(value, struct bhp_thread);
 } thread_zero SEC(".maps");
 
-/* filesystem magic -> enum bhp_path, filled by userspace */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_FS_TYPES);
-	__type(key, __u64);
-	__type(value, __u32);
-} fs_paths SEC(".maps");
-
 static __always_inline struct bhp_global_stats *glob(void)
 {
 	__u32 zero = 0;
@@ -156,12 +148,7 @@ static __always_inline bool tgid_ok(__u64 id)
 	return !filter_tgid || (id >> 32) == filter_tgid;
 }
 
-static __always_inline __u32 fs_path(__u64 magic)
-{
-	__u32 *p = bpf_map_lookup_elem(&fs_paths, &magic);
-
-	return p ? *p : PATH_NONE;
-}
+#include "pathsrc.bpf.h"
 
 /*
  * The path an inode of mode i_mode takes, and the device it lives on,
@@ -179,7 +166,7 @@ static __always_inline __u32 fs_path(__u64 magic)
 		if ((mode & BHP_S_IFMT) != BHP_S_IFREG)                    \
 			return PATH_NONE;                                  \
 		*dev = READ(inode, i_sb, s_dev);                           \
-		return fs_path(READ(inode, i_sb, s_magic));                \
+		return FILE_PATH(inode, READ);                             \
 	}
 
 #define PLAIN_READ(p, ...) PLAIN_READ_N(p, __VA_ARGS__, 2, 1)

@@ -15,24 +15,63 @@
 /* the block-device pseudo filesystem, which holds every bdev inode */
 #define BHP_BDEVFS_MAGIC 0x62646576
 
+/* a super block -> the path of its regular files, learnt from passes */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MAX_AOPS);
+	__type(key, __u64);
+	__type(value, __u32);
+} sb_paths SEC(".maps");
+
+/*
+ * The path of a pass over an inode that is not a regular file: a
+ * directory's page cache has no helpers of either family (ext4's has
+ * empty operations), yet its pass writes the inode all the same, on its
+ * filesystem's path: the path the super block's regular files were
+ * found on. Before one is, the filesystem table says.
+ */
+static __always_inline __u32 sb_path(struct super_block *sb)
+{
+	__u64 key = (__u64)sb;
+	__u32 *p;
+
+	if (!aops_on)
+		return fs_path(sb->s_magic);
+	p = bpf_map_lookup_elem(&sb_paths, &key);
+	return p ? *p : fs_path(sb->s_magic);
+}
+
+static __always_inline __u32 file_pass_path(struct inode *inode,
+					    struct super_block *sb)
+{
+	__u32 path = FILE_PATH(inode, PLAIN_READ);
+	__u64 key = (__u64)sb;
+
+	if (aops_on && path < NR_PATHS &&
+	    !bpf_map_lookup_elem(&sb_paths, &key))
+		bpf_map_update_elem(&sb_paths, &key, &path, BPF_ANY);
+	return path;
+}
+
 /*
  * The path and device of any inode a pass goes over. A block device's
- * own inode takes the bdev path. Any other inode takes its filesystem's,
- * whatever its type: a directory's pass writes its inode all the same.
- * A device node (S_IFBLK on ext4) is its filesystem's: its pass writes
- * the node, not the device.
+ * own inode takes the bdev path, a regular file its page cache's. Any
+ * other inode takes its filesystem's, whatever its type: a directory's
+ * pass writes its inode all the same. A device node (S_IFBLK on ext4) is
+ * its filesystem's: its pass writes the node, not the device.
  */
 static __always_inline __u32 pass_path(struct inode *inode, __u32 *dev)
 {
 	struct super_block *sb = inode->i_sb;
-	__u64 magic = sb->s_magic;
 
-	if (magic == BHP_BDEVFS_MAGIC) {
+	if (sb->s_magic == BHP_BDEVFS_MAGIC) {
 		*dev = inode->i_rdev;
 		return bdev_path;
 	}
 	*dev = sb->s_dev;
-	return fs_path(magic);
+	if ((inode->i_mode & BHP_S_IFMT) == BHP_S_IFREG)
+		return file_pass_path(inode, sb);
+	return sb_path(sb);
 }
 
 static __always_inline void pass_open(struct inode *inode, __u32 src)

@@ -279,6 +279,10 @@ struct bhp_thread_slot {
 /* -d: devices a run may be narrowed to (the BPF side scans them) */
 #define BHP_MAX_FILTER_DEVS 16
 #define MAX_FS_TYPES 64
+/* the page-cache helpers that tell a path (block_dirty_folio,
+ * iomap_release_folio, ...), and the operations tables judged by them */
+#define MAX_PATH_HELPERS 64
+#define MAX_AOPS 1024
 
 /*
  * --callers: allocations counted by call chain, owner and path context.

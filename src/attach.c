@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "attach.h"
 #include "kernel.h"
+#include "pathsrc.h"
 #include "bhprof.skel.h"
 
 /* Candidate functions, newest name first. */
@@ -530,7 +531,7 @@ static const char *const callers_owners[] = { "folio_alloc_buffers",
 struct ksyms *attach_ksyms_load(void)
 {
 	static char iter[NR_PROBES][2][80];
-	const char *want[NR_PROBES * 4 + 8];
+	const char *want[NR_PROBES * 4 + 8 + 2 * MAX_PATH_HELPERS];
 	size_t n = 0;
 
 	for (int id = 0; id < NR_PROBES; id++) {
@@ -552,6 +553,7 @@ struct ksyms *attach_ksyms_load(void)
 		want[n++] = iter[id][1];
 	}
 	want[n++] = NULL;
+	n += pathsrc_want(want + n, ARRAY_LEN(want) - n - 8);
 	want[n++] = CALLERS_JBD2;
 	want[n++] = NULL;
 	want[n++] = CALLERS_FREE;

@@ -18,6 +18,7 @@
 #include "collector.h"
 #include "devices.h"
 #include "kernel.h"
+#include "pathsrc.h"
 #include "bhprof.skel.h"
 
 /*
@@ -41,6 +42,7 @@ struct collector {
 	struct bhprof_bpf *skel;
 	struct self_stats self;
 	struct attach_plan plan;
+	struct pathsrc paths;
 	int nr_cpus;
 	void *percpu;	/* scratch for one per-CPU value */
 	/* --callers: chain id + 1 of each kernel stack id, 0 unseen */
@@ -82,33 +84,10 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, args);
 }
 
-/* filesystem magic numbers (include/uapi/linux/magic.h) and their path */
-static const struct {
-	uint64_t magic;
-	uint32_t path;
-} fs_table[] = {
-	{ 0xEF53, PATH_BH },		/* ext2, ext3, ext4 */
-	{ 0x4d44, PATH_BH },		/* msdos, vfat */
-	{ 0x2011BAB0, PATH_BH },	/* exfat */
-	{ 0x4244, PATH_BH },		/* hfs */
-	{ 0x482b, PATH_BH },		/* hfsplus */
-	{ 0x15013346, PATH_BH },	/* udf */
-	{ 0x137F, PATH_BH },		/* minix */
-	{ 0x3153464a, PATH_BH },	/* jfs */
-	{ 0x58465342, PATH_IOMAP },	/* xfs */
-	{ 0x5a4f4653, PATH_IOMAP },	/* zonefs */
-	{ 0x01161970, PATH_IOMAP },	/* gfs2 */
-};
-
 static int fill_maps(struct collector *c, const struct collector_opts *o)
 {
-	int fs_fd = bpf_map__fd(c->skel->maps.fs_paths);
-
-	for (size_t i = 0; i < sizeof(fs_table) / sizeof(fs_table[0]); i++)
-		if (bpf_map_update_elem(fs_fd, &fs_table[i].magic,
-					&fs_table[i].path, BPF_ANY))
-			return -errno;
-	return 0;
+	return pathsrc_fill(&c->paths, bpf_map__fd(c->skel->maps.helper_paths),
+			    bpf_map__fd(c->skel->maps.fs_paths));
 }
 
 /* BHPROF_DEV_SLOTS=N (tests only; 1 to DEV_SLOTS): fewer device slots,
@@ -143,6 +122,7 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->gpw_takes_file = p->gpw_takes_file;
 	r->head_is_mask = p->head_is_mask;
 	r->iomap_read_ctx = p->iomap_read_ctx;
+	r->aops_on = c->paths.nr > 0;
 	r->dev_slot_mask = dev_slot_mask();
 	r->bh_free_lo = p->callers ? callers_sym_range("free_buffer_head",
 						       (uint64_t *)&r->bh_free_hi) : 0;
@@ -466,6 +446,8 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	err = attach_plan_make(&c->plan, o->mode, info, kb, ksyms_wait(&kr));
 	if (err)
 		goto fail;
+	pathsrc_resolve(&c->paths, kr.ks);
+	info->path_helpers = c->paths.nr;
 	if (o->callers)
 		callers_open(c, info, kb, kr.ks);
 	/* libbpf parses its own copy for the load: not both at once */

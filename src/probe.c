@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "json.h"
 #include "output.h"
+#include "pathsrc.h"
 
 static void probe_usage(FILE *f)
 {
@@ -39,6 +40,11 @@ static void probe_print_json(const struct run_info *info, bool attached)
 	json_str(&j, "bhprof_version", info->version);
 	kernel_json(&j, info);
 	json_bool(&j, "attach_tested", attached);
+	json_obj_open(&j, "path_source");
+	json_str(&j, "from", info->path_helpers ? "page_cache_helpers" :
+						  "filesystem_table");
+	json_u64(&j, "helpers", info->path_helpers);
+	json_obj_close(&j);
 	json_arr_open(&j, "probes");
 	for (int i = 0; i < NR_PROBES; i++) {
 		json_obj_open(&j, NULL);
@@ -123,9 +129,10 @@ static void probe_print_text(const struct run_info *info, bool verbose)
 	printf("machine            %s, %u KiB pages\n", info->machine,
 	       info->page_size / 1024);
 	printf("BTF                %s\n", info->btf ? "yes" : "no");
-	printf("CONFIG_BUFFER_HEAD %s\n\n",
+	printf("CONFIG_BUFFER_HEAD %s\n",
 	       info->buffer_head < 0 ? "unknown" :
 	       info->buffer_head ? "y" : "n");
+	printf("file paths from    %s\n\n", pathsrc_text(info->path_helpers));
 	printf("%-16s %-25s %-10s %s\n", "PROBE", "FUNCTION", "MODE",
 	       verbose ? "WHY (then each step)" : "WHY (-v: each step)");
 	for (int i = 0; i < NR_PROBES; i++) {

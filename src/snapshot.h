@@ -128,6 +128,9 @@ struct run_info {
 	/* --callers: sizeof(struct buffer_head) in the kernel's BTF, 0 if
 	 * unknown; owners and frees as they were attached */
 	uint32_t bh_size;
+	/* page-cache helpers that decide each file's path; 0: the
+	 * filesystem table did (live runs only, not recorded) */
+	uint32_t path_helpers;
 	enum attach_mode callers_mode;
 	char callers_detail[160];
 };
