@@ -23,8 +23,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 VM=""
 [ -f "$here/vm/deps.txt" ] && VM=$(grep -v '^#' "$here/vm/deps.txt" | tr '\n' ' ')
 
+# apt-get needs root: a user is asked through sudo, where there is one
 if [ "$(id -u)" != 0 ]; then
-	echo "install-deps: must run as root (apt-get)" >&2
+	if command -v sudo >/dev/null; then
+		exec sudo "$0" "$@"
+	fi
+	echo "install-deps: must run as root (apt-get), and there is no sudo: run it as root" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
