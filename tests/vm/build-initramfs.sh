@@ -114,6 +114,8 @@ tool() {	# the build machine's tool, or the foreign tree's
 		command -v "$1"
 	elif [ -x "$troot/sbin/$1" ]; then
 		echo "$troot/sbin/$1"
+	elif [ -x "$troot/usr/sbin/$1" ]; then
+		echo "$troot/usr/sbin/$1"
 	fi
 }
 
@@ -128,7 +130,7 @@ has_fs() {	# has_fs y|m|"" module-name
 eval "$(kernel_plan "$img" "$K_ARCH")"
 scen=${VM_SCENARIOS:-$SCENARIOS}
 [ "$scen" = all ] && scen=$ALL_SCENARIOS
-have_xfs=0 have_ext4=0
+have_xfs=0 have_ext4=0 have_exfat=0
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
 	copy_dyn "$(tool mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
@@ -138,11 +140,17 @@ if has_fs "$K_EXT4" ext4; then
 	copy_dyn "$(tool mkfs.ext4)" || die "mkfs.ext4 missing (apt-get install e2fsprogs)"
 	[ -f /etc/mke2fs.conf ] && cp /etc/mke2fs.conf "$root/etc/"
 fi
+# exfat: only where a scenario asks for it (Debian's kernels' plans)
+if [[ " $scen " == *" exfat-"* ]] && has_fs "$K_EXFAT" exfat; then
+	have_exfat=1
+	copy_dyn "$(tool mkfs.exfat)" || die "mkfs.exfat missing (apt-get install exfatprogs)"
+fi
 # scenarios that need a filesystem the kernel lacks are left out
 plan=""
 for s in $scen; do
 	case $s in
 	ext4-*) [ $have_ext4 = 1 ] || continue ;;
+	exfat-*) [ $have_exfat = 1 ] || continue ;;
 	xfs-*|file-read|mmap-write) [ $have_xfs = 1 ] || continue ;;
 	esac
 	plan="$plan $s"
@@ -162,6 +170,7 @@ VM_PAGE_SIZE=$K_PAGE_SIZE
 VM_BH=$K_BH
 VM_HAVE_XFS=$have_xfs
 VM_HAVE_EXT4=$have_ext4
+VM_HAVE_EXFAT=$have_exfat
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'
 VM_STAT_TIMEOUT=${VM_STAT_TIMEOUT:-90}

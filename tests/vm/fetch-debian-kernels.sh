@@ -30,10 +30,11 @@ cache=$(debian_kernels_dir)
 work=$cache/work
 targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64}
 # what the matrix's scenarios load: the disks, the filesystems, loop
-MODULES="nvme ext4 xfs loop crypto-crc32c"
+MODULES="nvme ext4 xfs loop crypto-crc32c exfat"
 # at least a raw write, a raw read, one ext4 and one XFS file, in
-# every mode; two more where the time allows
-PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file"
+# every mode; and exfat, whose path moved from buffer heads (6.12) to
+# iomap (7.x)
+PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file exfat-file"
 
 fail() {
 	printf 'fetch-debian-kernels: %s\n' "$*" >&2
@@ -135,30 +136,42 @@ decompress() {	# FILE.ko[.xz|.zst|.gz] OUT.ko
 # one SUITE:ARCH, laid out in the cache; the stamp keeps its name
 fetch_one() {
 	local suite=$1 arch=$2 stamp=$cache/.$1-$2 pkgs name ver x kimg kcfg mdir
-	local abi mroot
+	local abi mroot need p
 	if [ -f "$stamp" ] && [ -z "${BHPROF_KERNELS_REFRESH:-}" ]; then
-		name=$(cat "$stamp")
-		[ -f "$cache/vmlinuz-$name" ] && [ -f "$cache/plan-$name" ] && return 0
+		name=$(head -n 1 "$stamp")
+		# laid out for these modules and this plan: nothing to do
+		[ -f "$cache/vmlinuz-$name" ] && [ -f "$cache/plan-$name" ] &&
+			[ "$(sed -n 2p "$stamp")" = "$MODULES|$PLAN_SCENARIOS" ] &&
+			return 0
 	fi
 	apt_update
 	pkgs=$(kernel_packages "$suite" "$arch")
 	ver=$(echo "$pkgs" | head -n 1 | sed 's/.*=//')
 	name=debian-$(echo "$ver" | cut -d. -f1,2)-$arch
 	# the suite moved on (7.2 to 7.3): its older kernel leaves the matrix
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" != "$name" ]; then
-		x=$(cat "$stamp")
+	if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" != "$name" ]; then
+		x=$(head -n 1 "$stamp")
 		rm -rf "$cache/vmlinuz-$x" "$cache/config-$x" "$cache/plan-$x" \
-			"$cache/modules-$x"
+			"$cache/modules-$x" "$work/$x.debs"
 	fi
 	x=$work/$name
-	rm -rf "$x" "$x.debs"
+	rm -rf "$x"
+	# the packages stay: a new layout (more modules) downloads nothing
 	mkdir -p "$x.debs"
-	# shellcheck disable=SC2046
-	(cd "$x.debs" && apt-get "${apt_opts[@]}" download -q \
-		$(echo "$pkgs" | sed "s/=/:$arch=/")) > "$x.log" 2>&1 ||
-		fail "apt-get download of $suite's $arch kernel $ver failed: $(grep -E '^(E|W):' "$x.log" | grep -v unsandboxed | head -n 1)"
-	for d in "$x.debs"/*.deb; do
-		dpkg-deb -x "$d" "$x" || fail "cannot unpack $d"
+	need=""
+	for p in $pkgs; do
+		ls "$x.debs/${p%%=*}_${ver//:/%3a}_"*.deb >/dev/null 2>&1 ||
+			need="$need ${p%%=*}:$arch=$ver"
+	done
+	if [ -n "$need" ]; then
+		# shellcheck disable=SC2086
+		(cd "$x.debs" && apt-get "${apt_opts[@]}" download -q $need) \
+			> "$x.log" 2>&1 ||
+			fail "apt-get download of $suite's $arch kernel $ver failed: $(grep -E '^(E|W):' "$x.log" | grep -v unsandboxed | head -n 1)"
+	fi
+	for p in $pkgs; do
+		dpkg-deb -x "$(ls "$x.debs/${p%%=*}_${ver//:/%3a}_"*.deb | head -n 1)" "$x" ||
+			fail "cannot unpack ${p%%=*} $ver"
 	done
 	# /boot/vmlinuz-ABI up to 6.x; /usr/lib/modules/ABI/vmlinuz from 7.x
 	kimg=$(find "$x" -maxdepth 5 -path '*/boot/vmlinuz*' -o -path '*/modules/*/vmlinuz' | head -n 1)
@@ -187,8 +200,8 @@ fetch_one() {
 		echo "SCENARIOS='$PLAN_SCENARIOS'"
 		echo "COST_ROUNDS=0"
 	} > "$cache/plan-$name"
-	rm -rf "$x" "$x.debs"
-	echo "$name" > "$stamp"
+	rm -rf "$x"
+	printf '%s\n%s\n' "$name" "$MODULES|$PLAN_SCENARIOS" > "$stamp"
 }
 
 mkdir -p "$cache" "$work" || fail "cannot make $cache"

@@ -16,10 +16,11 @@ arch=$1
 darch=$(deb_arch "$arch")
 root=$BUILD_DIR/root-$arch
 # what build-initramfs.sh copies, and the libraries of their NEEDED lists
-pkgs="busybox-static xfsprogs e2fsprogs libc6 libblkid1 libuuid1 libinih1
-      liburcu8 libext2fs2 libcom-err2"
+pkgs="busybox-static xfsprogs e2fsprogs exfatprogs libc6 libblkid1 libuuid1
+      libinih1 liburcu8 libext2fs2 libcom-err2"
 
-if [ -f "$root/.complete" ]; then
+# a tree unpacked from another package list is made again
+if [ -f "$root/.complete" ] && [ "$(cat "$root/.complete")" = "$(echo $pkgs)" ]; then
 	echo "$root"
 	exit 0
 fi
@@ -40,5 +41,5 @@ for d in "$root.debs"/*.deb; do
 	dpkg-deb -x "$d" "$root"
 done
 rm -rf "$root.debs"
-touch "$root/.complete"
+echo $pkgs > "$root/.complete"
 echo "$root"

@@ -162,8 +162,8 @@ gate_record() {
 }
 [ "${VM_JOB:-matrix}" = gate-record ] && gate_record
 
-mkdir -p /mnt/xfs /mnt/ext4
-export XFS_MNT="" EXT4_MNT=""
+mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat
+export XFS_MNT="" EXT4_MNT="" EXFAT_MNT=""
 
 # A fresh filesystem for every run that uses one, so that each attach
 # mode sees the same disk state and must report the same counts.
@@ -192,6 +192,21 @@ fresh_ext4() {
 		EXT4_MNT=/mnt/ext4
 	else
 		log "FAILED: mkfs/mount ext4 on $EXT4_DEV"
+	fi
+}
+
+# exfat, on the second raw disk: its scenario runs alone there. Its
+# path is whatever the kernel gives it (buffer heads to 6.x, iomap in
+# 7.x): the scenario counts the engine functions that ran.
+fresh_exfat() {
+	EXFAT_MNT=""
+	[ "$VM_HAVE_EXFAT" = 1 ] && [ -n "$RAW2" ] || return 0
+	umount /mnt/exfat 2>/dev/null
+	if mkfs.exfat "$RAW2" >>$R/mkfs.log 2>&1 &&
+	   mount -t exfat -o noatime "$RAW2" /mnt/exfat 2>>$R/mkfs.log; then
+		EXFAT_MNT=/mnt/exfat
+	else
+		log "FAILED: mkfs/mount exfat on $RAW2"
 	fi
 }
 
@@ -228,7 +243,8 @@ fi
 # a probe event would empty the trace buffer of a running scenario
 for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
 	 iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite \
-	 iomap_page_mkwrite direct_write_fallback; do
+	 iomap_page_mkwrite direct_write_fallback \
+	 iomap_file_buffered_write generic_perform_write; do
 	grep -q " [tT] $f\$" /proc/kallsyms || continue
 	echo "p:bhpref/$f $f" >> /sys/kernel/tracing/kprobe_events 2>>$R/init.err ||
 		log "no kprobe event for $f"
@@ -271,6 +287,7 @@ save
 fresh_for() {
 	case $1 in
 	ext4-*) fresh_ext4 ;;
+	exfat-*) fresh_exfat ;;
 	xfs-*|two-writers) fresh_xfs ;;
 	file-read|mmap-write) fresh_ext4; fresh_xfs ;;
 	esac

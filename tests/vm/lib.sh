@@ -213,7 +213,7 @@ version_ge() {
 }
 
 # Facts about one kernel, from its .config alone, as shell assignments:
-#   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_LOOP K_MODES
+#   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_EXFAT K_LOOP K_MODES
 #   K_BH_WB (block_write_full_folio or _page), K_ARCH (x86, arm64: the
 #   guest's QEMU and binaries), K_PAGE_SIZE (bytes)
 kernel_facts() {
@@ -248,6 +248,7 @@ kernel_facts() {
 	printf 'K_BH=%s\n' "$bh"
 	printf 'K_EXT4=%s\n' "$(cfg_val CONFIG_EXT4_FS "$cfg")"
 	printf 'K_XFS=%s\n' "$(cfg_val CONFIG_XFS_FS "$cfg")"
+	printf 'K_EXFAT=%s\n' "$(cfg_val CONFIG_EXFAT_FS "$cfg")"
 	printf 'K_LOOP=%s\n' "$(cfg_val CONFIG_BLK_DEV_LOOP "$cfg")"
 	printf 'K_MODES="%s"\n' "${modes# }"
 	if [ "$(cfg_val CONFIG_ARM64 "$cfg")" = y ]; then
