@@ -143,7 +143,7 @@ clean:
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/harness.h $(LIB_OBJS)
+$(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/*.h $(LIB_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) \
 		$(LIB_OBJS) $(LIBS) -o $@
 

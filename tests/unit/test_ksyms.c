@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "kernel.h"
+#include "ksyms_text.h"
 
 static const char kallsyms_text[] =
 	"ffffffff81000000 T _stext\n"
@@ -30,7 +31,8 @@ static const char *const want[] = {
 	"absent_func",
 };
 
-static struct ksyms *load_fixture(void)
+struct ksyms *ksyms_from_text(const char *text, const char *const *want,
+			     size_t nr_want)
 {
 	char path[] = "/tmp/bhprof-ksyms-XXXXXX";
 	struct ksyms *k;
@@ -38,15 +40,21 @@ static struct ksyms *load_fixture(void)
 
 	if (fd < 0)
 		return NULL;
-	if (write(fd, kallsyms_text, strlen(kallsyms_text)) < 0) {
+	if (write(fd, text, strlen(text)) < 0) {
 		close(fd);
 		unlink(path);
 		return NULL;
 	}
 	close(fd);
-	k = ksyms_load_file(path, want, sizeof(want) / sizeof(want[0]));
+	k = ksyms_load_file(path, want, nr_want);
 	unlink(path);
 	return k;
+}
+
+static struct ksyms *load_fixture(void)
+{
+	return ksyms_from_text(kallsyms_text, want,
+			       sizeof(want) / sizeof(want[0]));
 }
 
 TEST(ksyms_module_names)

@@ -4,32 +4,18 @@
  * folio names (5.18 and 6.0 on), page names before, and all zero where
  * kptr_restrict hides addresses, when the filesystem table decides.
  */
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "harness.h"
 #include "kernel.h"
+#include "ksyms_text.h"
 #include "pathsrc.h"
 
 static struct ksyms *load_text(const char *text)
 {
-	char path[] = "/tmp/bhprof-pathsrc-XXXXXX";
 	const char *want[2 * MAX_PATH_HELPERS];
-	size_t n = pathsrc_want(want, sizeof(want) / sizeof(want[0]));
-	struct ksyms *k;
-	int fd = mkstemp(path);
 
-	if (fd < 0)
-		return NULL;
-	if (write(fd, text, strlen(text)) < 0) {
-		close(fd);
-		unlink(path);
-		return NULL;
-	}
-	close(fd);
-	k = ksyms_load_file(path, want, n);
-	unlink(path);
-	return k;
+	return ksyms_from_text(text, want,
+			       pathsrc_want(want, sizeof(want) / sizeof(want[0])));
 }
 
 static uint32_t path_at(const struct pathsrc *ps, uint64_t addr)
