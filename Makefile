@@ -196,13 +196,14 @@ bench: $(OUTPUT)/bench_recfile $(OUTPUT)/floor bhprof
 # Test-only builds of bhprof whose BPF object has one probe group (or
 # all) refuse to load, as a renamed kernel field would (compat.bpf.h's
 # FAULT_POINT): tests/live/test_degrade.sh proves the rest carries on.
-FAULTS := write bio all callers pass iomapread typed
+FAULTS := write bio all callers pass iomapread typed paths
 fault_id_write := 0
 fault_id_bio := 3
 fault_id_callers := 6
 fault_id_pass := 7
 fault_id_iomapread := 98
 fault_id_typed := 97
+fault_id_paths := 96
 fault_id_all := 99
 FAULT_BINS := $(foreach f,$(FAULTS),$(OUTPUT)/fault-$(f)/bhprof)
 SKEL_USERS := $(OUTPUT)/attach.o $(OUTPUT)/collector.o

@@ -266,6 +266,8 @@ static __always_inline bool in_compat_syscall(struct pt_regs *regs)
 #define BHPROF_FAULT_IOMAP_READS 98
 /* ... or only the typed twins (TYPED_AS), whose untyped ones stand in */
 #define BHPROF_FAULT_TYPED 97
+/* ... or every group but the buffer_head allocations, as on 5.10 */
+#define BHPROF_FAULT_PATHS 96
 struct task_struct___bhprof_fault {
 	int bhprof_no_such_field;
 } __attribute__((preserve_access_index));
@@ -277,7 +279,9 @@ struct task_struct___bhprof_fault {
 			(void *)bpf_get_current_task();                     \
 		int v;                                                      \
 		if (BHPROF_FAULT == (group) ||                              \
-		    BHPROF_FAULT == BHPROF_FAULT_ALL)                       \
+		    BHPROF_FAULT == BHPROF_FAULT_ALL ||                     \
+		    (BHPROF_FAULT == BHPROF_FAULT_PATHS &&                  \
+		     (group) != BHP_GROUP_BH))                              \
 			bpf_core_read(&v, sizeof(v),                        \
 				      &t->bhprof_no_such_field);            \
 	} while (0)

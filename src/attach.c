@@ -1409,10 +1409,20 @@ static void fill_states(const struct attach_plan *p, struct run_info *info)
 
 /* Is any group that the kernel has still standing and attached? (One
  * no attach mode can see, page_mkwrite's in tracepoints, is not.) */
+/*
+ * The groups that put figures on a path. buffer_head allocations alone
+ * (5.10 loaded that group and no other) say nothing of which path made
+ * them: a run with only those would print a summary of nothing.
+ */
+static bool path_group(int g)
+{
+	return g != BHP_GROUP_BH && g != BHP_GROUP_CALLERS;
+}
+
 static bool any_group_left(const struct attach_plan *p)
 {
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
-		if (group_present(p, g) && !p->failed[g] &&
+		if (path_group(g) && group_present(p, g) && !p->failed[g] &&
 		    p->group_mode[g] != MODE_NONE)
 			return true;
 	return false;
@@ -1509,11 +1519,13 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 	if (!any_group_left(p)) {
 		int g = 0;
 
-		while (g < BHP_NR_GROUPS - 1 && !group_present(p, g))
+		while (g < BHP_NR_GROUPS - 1 &&
+		       !(path_group(g) && group_present(p, g)))
 			g++;
-		fprintf(stderr, "bhprof: no probe group could be loaded or "
-			"attached on this kernel (%s: %s; -v shows libbpf's "
-			"log)\n", group_name(g), p->fail_why[g]);
+		fprintf(stderr, "bhprof: no probe group that measures a path "
+			"could be loaded or attached on this kernel (%s: %s; "
+			"-v shows libbpf's log)\n", group_name(g),
+			p->fail_why[g]);
 		err = -ENOENT;
 		goto fail;
 	}

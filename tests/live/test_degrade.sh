@@ -18,7 +18,8 @@ F_ALL=$OUT/fault-all/bhprof
 F_PASS=$OUT/fault-pass/bhprof
 F_IOREAD=$OUT/fault-iomapread/bhprof
 F_TYPED=$OUT/fault-typed/bhprof
-for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS" "$F_IOREAD" "$F_TYPED"; do
+F_PATHS=$OUT/fault-paths/bhprof
+for b in "$F_WRITE" "$F_BIO" "$F_ALL" "$F_PASS" "$F_IOREAD" "$F_TYPED" "$F_PATHS"; do
 	[ -x "$b" ] || { bad "$b not built (make faults)"; finish; }
 done
 
@@ -210,6 +211,15 @@ rc=$?
 echo "     nothing loads: rc=$rc $(cat "$WORK/err")"
 check "nothing loads: fatal, in one line" \
 	[ $rc != 0 ] && [ "$(wc -l <"$WORK/err")" = 1 ] &&
-	grep -q "no probe group could be loaded or attached" "$WORK/err"
+	grep -q "no probe group that measures a path could be loaded or attached" "$WORK/err"
+
+# --- buffer_head allocations alone (5.10 loaded that group and no other):
+# no path has a figure, so no summary of nothing exits 0
+"$F_PATHS" stat --duration 0.2 >"$WORK/out" 2>"$WORK/err"
+rc=$?
+echo "     bh group alone: rc=$rc $(cat "$WORK/err")"
+check "bh group alone: fatal, in one line, with the kernel's reason, no summary" \
+	[ $rc != 0 ] && [ "$(wc -l <"$WORK/err")" = 1 ] && [ ! -s "$WORK/out" ] &&
+	grep -q "no probe group that measures a path could be loaded or attached on this kernel (write: CO-RE: no " "$WORK/err"
 
 finish
