@@ -15,11 +15,20 @@
 /* the block-device pseudo filesystem, which holds every bdev inode */
 #define BHP_BDEVFS_MAGIC 0x62646576
 
-/* a super block -> the path of its regular files, learnt from passes */
+/*
+ * A super block -> the path of its regular files, learnt from passes.
+ * Its magic is in the key: a super block freed at umount and its memory
+ * given to another filesystem's is another key.
+ */
+struct sb_key {
+	__u64 sb;
+	__u64 magic;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, MAX_AOPS);
-	__type(key, __u64);
+	__type(key, struct sb_key);
 	__type(value, __u32);
 } sb_paths SEC(".maps");
 
@@ -32,23 +41,26 @@ struct {
  */
 static __always_inline __u32 sb_path(struct super_block *sb)
 {
-	__u64 key = (__u64)sb;
+	struct sb_key key = { (__u64)sb, sb->s_magic };
 	__u32 *p;
 
 	if (!aops_on)
-		return fs_path(sb->s_magic);
+		return fs_path(key.magic);
 	p = bpf_map_lookup_elem(&sb_paths, &key);
-	return p ? *p : fs_path(sb->s_magic);
+	return p ? *p : fs_path(key.magic);
 }
 
+/* the latest regular file's path is its super block's */
 static __always_inline __u32 file_pass_path(struct inode *inode,
 					    struct super_block *sb)
 {
-	__u32 path = FILE_PATH(inode, PLAIN_READ);
-	__u64 key = (__u64)sb;
+	__u32 path = FILE_PATH(inode, PLAIN_READ), *p;
+	struct sb_key key = { (__u64)sb, sb->s_magic };
 
-	if (aops_on && path < NR_PATHS &&
-	    !bpf_map_lookup_elem(&sb_paths, &key))
+	if (!aops_on || path >= NR_PATHS)
+		return path;
+	p = bpf_map_lookup_elem(&sb_paths, &key);
+	if (!p || *p != path)
 		bpf_map_update_elem(&sb_paths, &key, &path, BPF_ANY);
 	return path;
 }
