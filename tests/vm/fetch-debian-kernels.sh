@@ -32,9 +32,10 @@ targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64}
 # what the matrix's scenarios load: the disks, the filesystems, loop
 MODULES="nvme ext4 xfs loop crypto-crc32c exfat"
 # at least a raw write, a raw read, one ext4 and one XFS file, in
-# every mode; and exfat, whose path moved from buffer heads (6.12) to
-# iomap (7.x)
-PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file exfat-file"
+# every mode; ext4 and XFS file reads, whose ext4 functions live in the
+# module; and exfat, whose path moved from buffer heads (6.12) to iomap
+# (7.x)
+PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file"
 
 fail() {
 	printf 'fetch-debian-kernels: %s\n' "$*" >&2
