@@ -269,6 +269,15 @@ exit_ms() { # exit_ms CMD...
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", (b - a) / 1e6 }'
 }
 
+# a short run from exec to exit: what a gate job pays for each recording
+short_ms() { # short_ms CMD...
+	local t0
+	t0=$(ns)
+	"$@" >/dev/null 2>&1
+	awk -v a="$t0" -v b="$(ns)" 'BEGIN { printf "%.0f
+", (b - a) / 1e6 }'
+}
+
 rss_mb() { # rss_mb CMD...: peak RSS of a 1 s run, MB
 	/usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1
 	awk '{ printf "%.1f\n", $1 / 1024 }' "$work/rss"
@@ -285,6 +294,8 @@ printf 'date +%%s%%N >%s/stamp\n' "$work" >"$work/stamp.sh"
 				startup_ms "$BHPROF" stat --attach tracepoint -- \
 					/bin/sh "$work/stamp.sh" >>"$work/su.$t"
 				exit_ms "$BHPROF" stat --attach tracepoint >>"$work/ex.$t"
+				short_ms "$BHPROF" stat --attach tracepoint \
+					--duration 0.01 >>"$work/sh.$t"
 				rss_mb "$BHPROF" stat --attach tracepoint --duration 1 >>"$work/rss.$t"
 			else
 				startup_ms bpftrace -c "/bin/sh $work/stamp.sh" \
@@ -297,6 +308,9 @@ printf 'date +%%s%%N >%s/stamp\n' "$work" >"$work/stamp.sh"
 		printf "  %-10s start-up %s ms, exit %s ms, peak RSS %s MB\n" $t \
 			"$(med <"$work/su.$t")" "$(med <"$work/ex.$t")" \
 			"$(med <"$work/rss.$t")"
+		[ -s "$work/sh.$t" ] &&
+			printf "  %-10s stat --duration 0.01, exec to exit: %s ms\n" \
+				$t "$(med <"$work/sh.$t")"
 	done
 	echo
 } 2>/dev/null | tee -a "$OUT"

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "attach.h"
 #include "callers.h"
+#include "closer.h"
 #include "collector.h"
 #include "devices.h"
 #include "kernel.h"
@@ -817,6 +818,17 @@ void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
+	if (c->plan.nr_links) {
+		/*
+		 * A program on a tracepoint's perf event runs as long as the
+		 * event is there, disabled or not: the syscall stand-ins the
+		 * closer keeps a moment longer are told that no syscall is
+		 * watched, and count nothing more.
+		 */
+		memset(c->skel->bss->sys_class, BHP_SYS_NONE,
+		       sizeof(c->skel->bss->sys_class));
+		closer_start();
+	}
 	attach_plan_detach(&c->plan);
 	self_stats_off(c);
 	bhprof_bpf__destroy(c->skel);

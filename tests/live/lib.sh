@@ -51,6 +51,18 @@ diskstats_bytes() {
 		/proc/diskstats
 }
 
+# bhprof leaves the last close of its perf events and their links to a
+# grandchild, bhprof-closer, which goes about a second after it: a test
+# that counts the machine's BPF programs waits for it first
+closers_done() {
+	local i
+	for i in $(seq 100); do
+		pgrep -x bhprof-closer >/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # within PCT percent of each other (integers)
 close_to() { # close_to A B PCT
 	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN {

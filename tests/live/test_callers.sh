@@ -85,6 +85,7 @@ callers_progs() {
 }
 progs() { # progs OPTIONS...: callers programs bhprof added while it ran
 	local base n pid
+	closers_done
 	base=$(callers_progs)
 	"$BHPROF" stat "$@" --duration 3 > /dev/null 2>&1 &
 	pid=$!

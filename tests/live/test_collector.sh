@@ -20,6 +20,7 @@ stat_run() { # stat_run DEV CMD...
 	sync
 	blockdev --flushbufs "$dev" 2>/dev/null
 	local before
+	closers_done
 	before=$(diskstats_bytes "$dev")
 	"$BHPROF" stat --json -d "$(basename "$dev")" -- "$@" \
 		>"$WORK/out.json" 2>"$WORK/err.txt"

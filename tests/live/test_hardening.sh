@@ -174,7 +174,9 @@ check "report --html: never seen partial, no temp file left" \
 pid_of() { # pid_of UNIQUE-ARG: the bhprof process whose argv has it
 	local p
 	for p in $(pgrep -f -- "$1"); do
-		[ "$(readlink "/proc/$p/exe")" = "$BHPROF" ] && echo "$p" && return
+		[ "$(readlink "/proc/$p/exe")" = "$BHPROF" ] &&
+			[ "$(cat "/proc/$p/comm")" != bhprof-closer ] &&
+			echo "$p" && return
 	done
 }
 

@@ -47,13 +47,16 @@ check "probe, BHPROF_RAW_SYSCALLS=1: syncs on raw_syscalls ($detail)" \
 	grep -q '^raw_syscalls:sys_{enter,exit} for fsync' <<<"$detail"
 
 for mode in events raw; do
+	closers_done
 	prog_ids >"$WORK/ids.before"
 	if [ $mode = raw ]; then
 		run $mode BHPROF_RAW_SYSCALLS=1
 	else
 		run $mode
 	fi
-	# the kernel frees a program after a grace period: up to 2 s
+	# the kernel frees a program after a grace period: up to 2 s after
+	# the closer has gone
+	closers_done
 	for _ in $(seq 20); do
 		left=$(prog_ids | comm -13 "$WORK/ids.before" - | wc -l)
 		[ "$left" = 0 ] && break
