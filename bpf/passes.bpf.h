@@ -39,29 +39,27 @@ struct {
  * filesystem's path: the path the super block's regular files were
  * found on. Before one is, the filesystem table says.
  */
-static __always_inline __u32 sb_path(struct super_block *sb)
+static __always_inline __u32 sb_path(struct sb_key *key)
 {
-	struct sb_key key = { (__u64)sb, sb->s_magic };
 	__u32 *p;
 
 	if (!aops_on)
-		return fs_path(key.magic);
-	p = bpf_map_lookup_elem(&sb_paths, &key);
-	return p ? *p : fs_path(key.magic);
+		return fs_path(key->magic);
+	p = bpf_map_lookup_elem(&sb_paths, key);
+	return p ? *p : fs_path(key->magic);
 }
 
 /* the latest regular file's path is its super block's */
 static __always_inline __u32 file_pass_path(struct inode *inode,
-					    struct super_block *sb)
+					    struct sb_key *key)
 {
 	__u32 path = FILE_PATH(inode, PLAIN_READ), *p;
-	struct sb_key key = { (__u64)sb, sb->s_magic };
 
 	if (!aops_on || path >= NR_PATHS)
 		return path;
-	p = bpf_map_lookup_elem(&sb_paths, &key);
+	p = bpf_map_lookup_elem(&sb_paths, key);
 	if (!p || *p != path)
-		bpf_map_update_elem(&sb_paths, &key, &path, BPF_ANY);
+		bpf_map_update_elem(&sb_paths, key, &path, BPF_ANY);
 	return path;
 }
 
@@ -75,15 +73,16 @@ static __always_inline __u32 file_pass_path(struct inode *inode,
 static __always_inline __u32 pass_path(struct inode *inode, __u32 *dev)
 {
 	struct super_block *sb = inode->i_sb;
+	struct sb_key key = { (__u64)sb, sb->s_magic };
 
-	if (sb->s_magic == BHP_BDEVFS_MAGIC) {
+	if (key.magic == BHP_BDEVFS_MAGIC) {
 		*dev = inode->i_rdev;
 		return bdev_path;
 	}
 	*dev = sb->s_dev;
 	if ((inode->i_mode & BHP_S_IFMT) == BHP_S_IFREG)
-		return file_pass_path(inode, sb);
-	return sb_path(sb);
+		return file_pass_path(inode, &key);
+	return sb_path(&key);
 }
 
 static __always_inline void pass_open(struct inode *inode, __u32 src)

@@ -23,9 +23,9 @@ static int perf_link(int fd)
 
 /*
  * What the closer keeps: the perf events and the links on them, whose
- * last closes wait out grace periods. The caller has disabled those
- * events: their programs run no more. Raw tracepoint and trampoline
- * links go at once, with the caller's close or the closer's.
+ * last closes wait out grace periods. Raw tracepoint and trampoline
+ * links go at once, with the caller's close or the closer's, and their
+ * programs with them.
  */
 static int closer_keeps(int fd)
 {

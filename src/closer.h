@@ -11,12 +11,13 @@
 
 /*
  * Call once every figure is read, before the links are destroyed: the
- * caller's destroy then disables each event (no program runs on it any
- * more) and its closes are not the last. What outlives the caller, for
+ * caller's closes are then not the last. What outlives the caller, for
  * about a second, is those events and their links alone: none of its
- * maps, files, sockets, terminal or statistics switch. Without
- * /proc/self/fd, or where fork fails, nothing happens and the caller
- * closes them all itself.
+ * maps, files, sockets, terminal or statistics switch. A program on a
+ * perf event runs as long as the event is there, disabled or not: the
+ * caller makes the ones it leaves count nothing first (the syscall
+ * stand-ins: an empty syscall table). Without /proc/self/fd, or where
+ * fork fails, nothing happens and the caller closes them all itself.
  */
 void closer_start(void);
 
