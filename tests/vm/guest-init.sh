@@ -237,13 +237,15 @@ if [ -n "$lo" ]; then
 	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bhfree-filter
 fi
 
-# The kernel's own count of read, page_mkwrite and fallback calls: a
-# kprobe event on each such function it has, enabled by the scenarios
-# around their load only (scenarios/common.sh); made once, since adding
-# a probe event would empty the trace buffer of a running scenario
+# The kernel's own count of read, page_mkwrite, fallback and bh
+# writeback calls: a kprobe event on each such function it has, enabled
+# by the scenarios around their load only (scenarios/common.sh); made
+# once, since adding a probe event would empty the trace buffer of a
+# running scenario
 for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
 	 iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite \
 	 iomap_page_mkwrite direct_write_fallback \
+	 block_write_full_folio block_write_full_page \
 	 iomap_file_buffered_write generic_perform_write; do
 	# a module's function ends in "\t[ext4]" (Debian's generic kernels)
 	grep -qE " [tT] $f(	\[[a-z0-9_]+\])?\$" /proc/kallsyms || continue

@@ -24,7 +24,8 @@ KMEMF=$T/events/kmem/kmem_cache_free
 KP=$T/events/bhpref
 
 # Each enable and disable costs the kernel a code patch, slow under TCG:
-# only scenarios that set KREF=1 (reads, mappings, fallbacks) pay it.
+# only scenarios that set KREF=1 (reads, mappings, fallbacks, ext4
+# metadata) pay it.
 ref_probes_on() {
 	[ "${KREF:-0}" = 1 ] && [ -d $KP ] || return 0
 	awk '{ print $1, $2 }' $T/kprobe_profile > /tmp/kp.before
