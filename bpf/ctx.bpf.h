@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-thread contexts: a write call, writeback pass or read call opens
+ * one; what runs under it (a bio, a buffer_head allocation, a folio)
+ * takes the context's path. Also the path of an inode, and the macro
+ * that builds every function's fentry/fexit and kprobe pair.
+ *
+ * Included by bhprof.bpf.c: one object.
+ */
+#ifndef BHPROF_CTX_BPF_H
+#define BHPROF_CTX_BPF_H
+
+/*
+ * The path an inode of mode i_mode takes, and the device it lives on,
+ * read with READ: probe reads for a pointer from memory, plain loads for
+ * one the program was handed typed (tp_btf), far cheaper each.
+ */
+#define INODE_PATH_FN(name, READ)                                          \
+	static __always_inline __u32 name(struct inode *inode, __u16 mode, \
+					  __u32 *dev)                      \
+	{                                                                  \
+		if ((mode & BHP_S_IFMT) == BHP_S_IFBLK) {                  \
+			*dev = READ(inode, i_rdev);                        \
+			return bdev_path;                                  \
+		}                                                          \
+		if ((mode & BHP_S_IFMT) != BHP_S_IFREG)                    \
+			return PATH_NONE;                                  \
+		*dev = READ(inode, i_sb, s_dev);                           \
+		return FILE_PATH(inode, READ);                             \
+	}
+
+#define PLAIN_READ(p, ...) PLAIN_READ_N(p, __VA_ARGS__, 2, 1)
+#define PLAIN_READ_N(p, a, b, n, ...) PLAIN_READ_##n(p, a, b)
+#define PLAIN_READ_1(p, a, b) ((p)->a)
+#define PLAIN_READ_2(p, a, b) ((p)->a->b)
+
+INODE_PATH_FN(inode_path_mode, BPF_CORE_READ)
+INODE_PATH_FN(inode_path_typed, PLAIN_READ)
+
+/* The path an inode's page cache takes, and the device it lives on. */
+static __always_inline __u32 inode_path(struct inode *inode, __u32 *dev)
+{
+	return inode_path_mode(inode, BPF_CORE_READ(inode, i_mode), dev);
+}
+
+/* the same, inode typed when typed is (a constant: one flavour is built) */
+static __always_inline __u32 inode_path_t(struct inode *inode, __u32 *dev,
+					  bool typed)
+{
+	if (typed)
+		return inode_path_typed(inode, inode->i_mode, dev);
+	return inode_path(inode, dev);
+}
+
+/* the slot of thread id; none for the idle task, whose id 0 marks a
+ * free slot */
+static __always_inline struct bhp_thread_slot *slot_of(__u64 id)
+{
+	__u32 k = (__u32)id & (THREAD_SLOTS - 1);
+
+	return id ? bpf_map_lookup_elem(&thread_slots, &k) : NULL;
+}
+
+/* the thread's entry: its slot, if it holds it, else the hash's */
+static __always_inline struct bhp_thread *thread_of(__u64 id)
+{
+	struct bhp_thread_slot *s = slot_of(id);
+
+	if (s && s->owner == id)
+		return &s->t;
+	return bpf_map_lookup_elem(&threads, &id);
+}
+
+/* the thread's open context of a kind in t, or NULL */
+static __always_inline struct bhp_ctx *ctx_in(struct bhp_thread *t,
+					      __u32 kind)
+{
+	struct bhp_ctx *c;
+
+	if (!t || kind >= NR_CTX_KINDS)
+		return NULL;
+	c = &t->ctx[kind];
+	return c->src ? c : NULL;
+}
+
+static __always_inline struct bhp_ctx *ctx_get(__u32 kind, __u64 id)
+{
+	return ctx_in(thread_of(id), kind);
+}
+
+static __always_inline void ctx_lost(void)
+{
+	struct bhp_global_stats *g = glob();
+
+	if (g)
+		g->ctx_lost++;
+}
+
+/*
+ * Entries in threads. Past half the map, a thread's entry goes as soon
+ * as its last context closes, as every entry did before they were kept:
+ * a machine with more threads than the map holds then loses nothing but
+ * the saving.
+ */
+__u64 nr_threads;
+
+/* the thread's entry, made if it has none yet (NULL: the map is full) */
+static __always_inline struct bhp_thread *thread_get(__u64 id)
+{
+	struct bhp_thread_slot *s = slot_of(id);
+	struct bhp_thread *t;
+	__u32 zero = 0;
+
+	if (s && s->owner == id)
+		return &s->t;
+	t = bpf_map_lookup_elem(&threads, &id);
+	if (t)
+		return t;
+	/* a free slot: whoever swaps its id in first holds it (a slot is
+	 * left with every context closed) */
+	if (s && !s->owner && !__sync_val_compare_and_swap(&s->owner, 0, id))
+		return &s->t;
+	t = bpf_map_lookup_elem(&thread_zero, &zero);
+	if (!t)
+		return NULL;
+	if (!bpf_map_update_elem(&threads, &id, t, BPF_NOEXIST))
+		__sync_fetch_and_add(&nr_threads, 1);
+	t = thread_of(id);
+	if (!t)
+		ctx_lost();
+	return t;
+}
+
+static __always_inline void thread_drop(__u64 id)
+{
+	struct bhp_thread_slot *s = slot_of(id);
+
+	if (s && s->owner == id) {
+		/* closed for its next holder, then let go */
+		for (int k = 0; k < NR_CTX_KINDS; k++)
+			s->t.ctx[k].src = 0;
+		s->t.wb.ts = 0;
+		barrier();
+		s->owner = 0;
+		return;
+	}
+	if (!bpf_map_delete_elem(&threads, &id))
+		__sync_fetch_and_add(&nr_threads, -1);
+}
+
+/* after a context of the thread closed: its entry, if the map fills */
+static __always_inline void thread_trim(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_thread *t;
+
+	if (nr_threads < MAX_THREADS / 2)
+		return;
+	t = thread_of(id);
+	if (!t || t->wb.ts)
+		return;
+	for (int k = 0; k < NR_CTX_KINDS; k++)
+		if (t->ctx[k].src)
+			return;
+	thread_drop(id);
+}
+
+/*
+ * A closed entry written in place: an interrupt on this CPU running a
+ * program for the interrupted thread sees it closed until it is whole.
+ */
+static __always_inline void ctx_reopen(struct bhp_ctx *old,
+				       const struct bhp_ctx *c)
+{
+	old->src = 0;
+	barrier();
+	old->ts = c->ts;
+	old->inode = c->inode;
+	old->path = c->path;
+	old->flags = c->flags;
+	old->dev = c->dev;
+	old->pages = c->pages;
+	barrier();
+	old->src = c->src;
+}
+
+/* c, stamped now, as the thread's context of kind: outermost wins */
+static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
+{
+	struct bhp_thread *t = thread_get(id);
+	struct bhp_ctx *old;
+	__u64 now;
+
+	if (!t || kind >= NR_CTX_KINDS)
+		return;
+	old = &t->ctx[kind];
+	now = bpf_ktime_get_ns();
+	if (old->src && now - old->ts < CTX_STALE_NS)
+		return;
+	c->ts = now;
+	ctx_reopen(old, c);
+}
+
+/*
+ * Opens a context unless the thread is already inside one (outermost
+ * wins). A write context is only worth opening for a file of a path: a
+ * write to a pipe, a socket or tmpfs returns before any map is touched,
+ * which is most of the cost. A writeback context opens for any inode,
+ * or none (sync(2)): its bios are judged by the pages they carry.
+ */
+static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
+				       __u32 src, __u32 flags, __u32 hint,
+				       bool need_path, __u32 pages, bool typed)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct bhp_ctx c = {};
+
+	if (!tgid_ok(id))
+		return;
+	c.path = PATH_NONE;
+	if (inode) {
+		c.path = inode_path_t(inode, &c.dev, typed);
+		if (!dev_ok(c.dev))
+			return;
+	}
+	if (c.path == PATH_NONE)
+		c.path = hint;
+	if (need_path && c.path == PATH_NONE)
+		return;
+	c.src = src;
+	c.flags = flags;
+	c.pages = pages;
+	c.inode = (__u64)inode;
+	ctx_set(id, kind, &c);
+}
+
+static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
+				       __u32 src, __u32 flags, __u32 hint,
+				       bool need_path, __u32 pages)
+{
+	ctx_open_t(kind, inode, src, flags, hint, need_path, pages, false);
+}
+
+static __always_inline void ctx_open(__u32 kind, struct inode *inode,
+				     __u32 src, __u32 flags, __u32 hint,
+				     bool need_path)
+{
+	ctx_open_n(kind, inode, src, flags, hint, need_path, 0);
+}
+
+static __always_inline struct inode *file_inode_t(struct file *file,
+						  bool typed)
+{
+	if (!file)
+		return NULL;
+	if (typed)
+		return TYPED_AS(struct file, file)->f_mapping->host;
+	return BPF_CORE_READ(file, f_mapping, host);
+}
+
+static __always_inline struct inode *file_inode_of(struct file *file)
+{
+	return file_inode_t(file, false);
+}
+
+/*
+ * The inode a read or write call goes to, for its path and device: the
+ * file's own (file_inode()), one read where f_mapping->host takes two.
+ * For a block device that is the device node's inode, whose mode and
+ * i_rdev say what the bdev inode's would; the page cache's owner, which
+ * writeback contexts keep, is f_mapping->host.
+ */
+static __always_inline struct inode *call_inode(struct file *file,
+					       __u32 *flags, bool typed)
+{
+	__u32 f_flags;
+
+	if (!file)
+		return NULL;
+	if (typed) {
+		file = TYPED_AS(struct file, file);
+		f_flags = file->f_flags;
+	} else {
+		f_flags = BPF_CORE_READ(file, f_flags);
+	}
+	*flags = f_flags & BHP_O_DIRECT ? CTX_F_DIRECT : 0;
+	return typed ? file->f_inode : BPF_CORE_READ(file, f_inode);
+}
+
+/* a write call to file: typed says whether it may be cast (a constant) */
+static __always_inline void write_enter_t(struct file *file, __u32 src,
+					  __u32 hint, bool typed)
+{
+	struct inode *inode;
+	__u32 flags = 0;
+
+	FAULT_POINT(BHP_GROUP_WRITE);
+	inode = call_inode(file, &flags, typed);
+	if (inode)
+		ctx_open_t(CTX_WRITE, inode, src, flags, hint, true, 0,
+			   typed);
+}
+
+static __always_inline void write_enter(struct file *file, __u32 src,
+					__u32 hint)
+{
+	write_enter_t(file, src, hint, false);
+}
+
+/* -EIOCBQUEUED: an async direct write that completes later */
+#define BHP_EIOCBQUEUED 529
+
+static __always_inline void account_write(const struct bhp_ctx *c, long ret)
+{
+	struct bhp_path_stats *ps = pstats(c->path);
+	__u64 lat = bpf_ktime_get_ns() - c->ts;
+
+	if (!ps)
+		return;
+	if (ret < 0 && ret != -BHP_EIOCBQUEUED) {
+		ps->write_errors++;
+	} else if (c->flags & CTX_F_DIRECT) {
+		ps->dio_calls++;
+		ps->dio_bytes += ret > 0 ? ret : 0;
+		hist_add(c->path, HIST_DIO_LAT, lat);
+	} else {
+		ps->write_calls++;
+		ps->write_bytes += ret;
+		hist_add(c->path, HIST_WRITE_LAT, lat);
+	}
+}
+
+static __always_inline void write_exit(__u32 src, long ret)
+{
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
+
+	if (!c || c->src != src)
+		return;
+	if (c->path < NR_PATHS)
+		account_write(c, ret);
+	c->src = 0;
+	thread_trim();
+}
+
+static __always_inline void ctx_close(__u32 kind, __u32 src)
+{
+	struct bhp_ctx *c = ctx_get(kind, bpf_get_current_pid_tgid());
+
+	if (c && c->src == src) {
+		c->src = 0;
+		thread_trim();
+	}
+}
+
+static __always_inline struct file *iocb_file(struct kiocb *iocb)
+{
+	return BPF_CORE_READ(iocb, ki_filp);
+}
+
+static __always_inline struct file *gpw_file(void *arg0)
+{
+	if (gpw_takes_file)
+		return arg0;
+	return iocb_file(arg0);
+}
+
+/*
+ * fentry/fexit and kprobe/kretprobe of one function, sharing handlers:
+ * enter(arg0, arg1) on entry, leave(ret) on return. fentry reads its
+ * arguments with bpf_get_func_arg(), which is safe whatever the function's
+ * arity (iomap_writepages() lost its second argument in 6.18), where a
+ * typed BPF_PROG() reading past the last argument would fail to load.
+ */
+#define ENTRY_EXIT_PROBE(name, func, enter, leave)                         \
+	SEC("?fentry/" #func)                                              \
+	int BPF_PROG(fe_##name)                                            \
+	{                                                                  \
+		__u64 a0 = 0, a1 = 0;                                      \
+		bpf_get_func_arg(ctx, 0, &a0);                             \
+		bpf_get_func_arg(ctx, 1, &a1);                             \
+		enter((void *)a0, (void *)a1);                             \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?fexit/" #func)                                               \
+	int BPF_PROG(fx_##name)                                            \
+	{                                                                  \
+		__u64 ret = 0;                                             \
+		bpf_get_func_ret(ctx, &ret);                               \
+		leave((long)ret);                                          \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?kprobe/" #func)                                              \
+	int BPF_KPROBE(kp_##name, void *a0, void *a1)                      \
+	{                                                                  \
+		enter(a0, a1);                                             \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?kretprobe/" #func)                                           \
+	int BPF_KRETPROBE(kr_##name, long ret)                             \
+	{                                                                  \
+		leave(ret);                                                \
+		return 0;                                                  \
+	}
+
+#endif /* BHPROF_CTX_BPF_H */

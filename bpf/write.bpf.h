@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Write calls of each path: blkdev_write_iter(),
+ * iomap_file_buffered_write() and generic_perform_write().
+ *
+ * Included by bhprof.bpf.c: one object.
+ */
+#ifndef BHPROF_WRITE_BPF_H
+#define BHPROF_WRITE_BPF_H
+
+static __always_inline void blkdev_write_enter(void *iocb, void *from)
+{
+	write_enter(iocb_file(iocb), SRC_BLKDEV_WRITE, PATH_NONE);
+}
+
+static __always_inline void blkdev_write_leave(long ret)
+{
+	write_exit(SRC_BLKDEV_WRITE, ret);
+}
+
+/*
+ * iomap_file_buffered_write() and generic_perform_write() run nested
+ * inside blkdev_write_iter() for every block device write, where the
+ * outer call already holds the thread's context: one lookup says so
+ * before the file is resolved to a path.
+ */
+static __always_inline bool write_nested(void)
+{
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
+
+	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS;
+}
+
+/* iomap's own engine: iomap even on a filesystem bhprof does not know */
+static __always_inline void iomap_write_enter(void *iocb, void *from)
+{
+	if (!write_nested())
+		write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
+}
+
+static __always_inline void iomap_write_leave(long ret)
+{
+	write_exit(SRC_IOMAP_WRITE, ret);
+}
+
+static __always_inline void generic_write_enter(void *arg0, void *from)
+{
+	if (!write_nested())
+		write_enter(gpw_file(arg0), SRC_GENERIC_WRITE, PATH_NONE);
+}
+
+static __always_inline void generic_write_leave(long ret)
+{
+	write_exit(SRC_GENERIC_WRITE, ret);
+}
+
+ENTRY_EXIT_PROBE(blkdev_write, blkdev_write_iter, blkdev_write_enter,
+		 blkdev_write_leave)
+ENTRY_EXIT_PROBE(iomap_write, iomap_file_buffered_write, iomap_write_enter,
+		 iomap_write_leave)
+ENTRY_EXIT_PROBE(generic_write, generic_perform_write, generic_write_enter,
+		 generic_write_leave)
+
+#endif /* BHPROF_WRITE_BPF_H */
