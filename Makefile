@@ -39,7 +39,7 @@ INCLUDES := -Iinclude -Ivmlinux/$(SRCARCH) -I$(OUTPUT)
 # are appended. They reach the host compiler only, never clang -target bpf.
 CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes \
-	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES)
+	  -std=gnu11 -D_GNU_SOURCE -DBHPROF_VERSION='"$(VERSION)"' $(INCLUDES) -Isrc
 # -fms-extensions: since 6.19 the kernel embeds tagged structs as
 # anonymous members ("struct slock_owned;" in socket_lock_t), and
 # bpftool dumps them so in a vmlinux.h taken from such a kernel (arm64's).
@@ -50,7 +50,12 @@ LIBS := -lbpf -lelf -lz -lncursesw -ltinfo -lmicrohttpd -lm -lpthread
 STATIC_LIBS := -Wl,--start-group -l:libbpf.a -l:libelf.a -l:libz.a \
 	       -l:libncursesw.a -l:libtinfo.a -lm -lpthread -Wl,--end-group
 
-SRCS := $(filter-out src/fuzz_%.c,$(wildcard src/*.c))
+# src/'s folders, lowest layer first: a file includes headers of its own
+# folder and of folders before it in this list, never after
+# (tests/live/test_layout.sh holds the tree to it).
+SRC_DIRS := util model collect recfile output gate tui cmd
+SRCS := src/main.c $(foreach d,$(SRC_DIRS),$(wildcard src/$(d)/*.c))
+HDRS := $(foreach d,$(SRC_DIRS),$(wildcard src/$(d)/*.h))
 OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SRCS))
 LIB_OBJS := $(filter-out $(OUTPUT)/main.o,$(OBJS))
 BPF_OBJ := $(OUTPUT)/bhprof.bpf.o
@@ -70,10 +75,11 @@ $(BPF_OBJ): bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/$(SRCARCH)/vmlinux.
 $(SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name bhprof_bpf > $@
 
-$(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKEL) | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c $(HDRS) include/*.h $(SKEL) | $(OUTPUT)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/facts.o: VERSION
+$(OUTPUT)/collect/facts.o: VERSION
 
 # libmicrohttpd-dev or any other library added to LIBS must also go into
 # debian/control's Build-Depends (runtime dependencies come from
@@ -85,10 +91,10 @@ $(BIN): $(OBJS)
 # serve: libmicrohttpd's static library drags in gnutls, which Debian
 # ships only shared.
 static: $(OUTPUT)/bhprof-static
-$(OUTPUT)/serve-static.o: src/serve.c src/*.h include/*.h | $(OUTPUT)
+$(OUTPUT)/serve-static.o: src/cmd/serve.c $(HDRS) include/*.h | $(OUTPUT)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DBHPROF_NO_SERVE -c $< -o $@
 
-$(OUTPUT)/bhprof-static: $(filter-out $(OUTPUT)/serve.o,$(OBJS)) $(OUTPUT)/serve-static.o
+$(OUTPUT)/bhprof-static: $(filter-out $(OUTPUT)/cmd/serve.o,$(OBJS)) $(OUTPUT)/serve-static.o
 	$(CC) $(CFLAGS) -static $^ $(STATIC_LIBS) -o $@
 
 # Regenerate the checked-in vmlinux/ARCH/vmlinux.h from a kernel's BTF:
@@ -143,8 +149,8 @@ clean:
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/*.h $(LIB_OBJS)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit -Isrc $(UNIT_SRCS) \
+$(OUTPUT)/unit_tests: $(UNIT_SRCS) tests/unit/*.h $(HDRS) $(LIB_OBJS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit $(UNIT_SRCS) \
 		$(LIB_OBJS) $(LIBS) -o $@
 
 unit: $(OUTPUT)/unit_tests
@@ -156,7 +162,7 @@ live: bhprof faults $(OUTPUT)/gate_sim
 
 # the gate on synthetic recordings: shifts caught, A/A false-alarm rates
 $(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
-	$(CC) $(CFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LIBS) -o $@
 
 # libFuzzer on every parser of outside input, bounded, with memory
 # limits (tests/fuzz/run.sh); make check runs them all, 100 s in all.
@@ -164,16 +170,18 @@ $(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
 # built with FUZZ_SRC_NAME (default src/NAME.c), and one entry NAME:SECONDS
 # here: a new parser of outside input is one more word in FUZZ_RUNS.
 FUZZ_RUNS ?= recfile:40 cli:20 devname:20 rules:20
-FUZZ_SRC_recfile := src/recfile.c src/recfile_fmt.c src/snapshot.c src/callers.c
-FUZZ_SRC_cli := src/cliparse.c
-FUZZ_SRC_devname := src/devices.c
-FUZZ_SRC_rules := src/rules.c src/metrics.c src/output.c src/summary.c \
-		  src/snapshot.c src/hist.c src/json.c src/devices.c
+FUZZ_SRC_recfile := src/recfile/recfile.c src/recfile/decode.c src/recfile/recfile_fmt.c \
+		    src/model/snapshot.c src/model/callers.c
+FUZZ_SRC_cli := src/util/cliparse.c
+FUZZ_SRC_devname := src/model/devices.c
+FUZZ_SRC_rules := src/gate/rules.c src/gate/metrics.c src/output/output.c \
+		  src/model/summary.c src/model/snapshot.c src/model/hist.c \
+		  src/util/json.c src/model/devices.c
 FUZZ_BINS = $(foreach r,$(FUZZ_RUNS),$(OUTPUT)/fuzz_$(firstword $(subst :, ,$(r))))
 fuzz_src = $(or $(FUZZ_SRC_$(1)),src/$(1).c)
 
 .SECONDEXPANSION:
-$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_src,$$*) src/*.h include/*.h | $(OUTPUT)
+$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_src,$$*) $(HDRS) include/*.h | $(OUTPUT)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 		-Iinclude -Isrc $< $(call fuzz_src,$*) -lz -lm -o $@
 
@@ -183,7 +191,7 @@ fuzz: $(FUZZ_BINS)
 # figures, not pass/fail: file bytes per hour, report and diff of 24 h;
 # bhprof's cost next to bpftrace and libbpf-tools (bench/compare.sh)
 $(OUTPUT)/bench_recfile: bench/bench_recfile.c $(LIB_OBJS)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Isrc $< $(LIB_OBJS) $(LIBS) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LIBS) -o $@
 
 # empty programs on bhprof's events: the kernel's part of its cost
 $(OUTPUT)/floor: bench/floor.c | $(OUTPUT)
@@ -206,7 +214,9 @@ fault_id_typed := 97
 fault_id_paths := 96
 fault_id_all := 99
 FAULT_BINS := $(foreach f,$(FAULTS),$(OUTPUT)/fault-$(f)/bhprof)
-SKEL_USERS := $(OUTPUT)/attach.o $(OUTPUT)/collector.o
+# every object that includes the skeleton, built again against the fault's
+SKEL_SRCS := $(shell grep -l '"bhprof.skel.h"\|"attach_int.h"' src/collect/*.c)
+SKEL_USERS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SKEL_SRCS))
 
 $(OUTPUT)/fault-%/bhprof.bpf.o: bpf/bhprof.bpf.c bpf/*.bpf.h include/*.h vmlinux/$(SRCARCH)/vmlinux.h
 	@mkdir -p $(@D)
@@ -216,12 +226,14 @@ $(OUTPUT)/fault-%/bhprof.skel.h: $(OUTPUT)/fault-%/bhprof.bpf.o
 	$(BPFTOOL) gen skeleton $< name bhprof_bpf > $@
 
 # the fault's skeleton first on the include path
-$(OUTPUT)/fault-%/attach.o: src/attach.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
-	$(CC) -I$(@D) $(CFLAGS) -c $< -o $@
-$(OUTPUT)/fault-%/collector.o: src/collector.c src/*.h include/*.h $(OUTPUT)/fault-%/bhprof.skel.h
-	$(CC) -I$(@D) $(CFLAGS) -DBHPROF_FAULT -c $< -o $@
+define fault_objs
+$(OUTPUT)/fault-$(1)/collect/%.o: src/collect/%.c $(HDRS) include/*.h $(OUTPUT)/fault-$(1)/bhprof.skel.h
+	@mkdir -p $$(@D)
+	$$(CC) -I$(OUTPUT)/fault-$(1) $$(CFLAGS) -DBHPROF_FAULT -c $$< -o $$@
+endef
+$(foreach f,$(FAULTS),$(eval $(call fault_objs,$(f))))
 
-$(OUTPUT)/fault-%/bhprof: $(OUTPUT)/fault-%/attach.o $(OUTPUT)/fault-%/collector.o $(filter-out $(SKEL_USERS),$(OBJS))
+$(OUTPUT)/fault-%/bhprof: $(patsubst $(OUTPUT)/%,$(OUTPUT)/fault-\%/%,$(SKEL_USERS)) $(filter-out $(SKEL_USERS),$(OBJS))
 	$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
 faults: $(FAULT_BINS)

@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "bhprof_hist.h"
-#include "commands.h"
-#include "outfile.h"
-#include "recfile.h"
+#include "cmd/commands.h"
+#include "util/outfile.h"
+#include "recfile/recfile.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

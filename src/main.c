@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "collector.h"
-#include "commands.h"
+#include "collect/collector.h"
+#include "cmd/commands.h"
 
 struct cmd {
 	const char *name;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for the command-line number parsers (src/cliparse.c).
+ * libFuzzer target for the command-line number parsers (src/util/cliparse.c).
  * Besides not crashing: whatever they accept must be in range, and its
  * conversion to nanoseconds, which the interval loop does, defined.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cliparse.h"
+#include "util/cliparse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

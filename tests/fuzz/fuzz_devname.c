@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for device names given with -d (src/devices.c): the
+ * libFuzzer target for device names given with -d (src/model/devices.c): the
  * strict MAJ:MIN parser alone, then the whole lookup, which reaches
  * /sys and /dev on this machine with whatever the input names, and the
  * reverse lookup of what it found.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bhprof.h"
-#include "devices.h"
+#include "model/devices.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

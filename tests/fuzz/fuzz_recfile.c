@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "recfile.h"
+#include "recfile/recfile.h"
 
 #define MAX_BUILT (1u << 20)
 

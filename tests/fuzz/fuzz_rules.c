@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target for the gate's rules files (src/rules.c), as
+ * libFuzzer target for the gate's rules files (src/gate/rules.c), as
  * 'bhprof gate --rules FILE' reads them. What it accepts must hold
  * together: a known metric, a finite limit above -100%, a direction.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "rules.h"
+#include "gate/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

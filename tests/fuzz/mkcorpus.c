@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "callers.h"
-#include "recfile.h"
+#include "model/callers.h"
+#include "recfile/recfile.h"
 
 static struct snapshot snaps[8];
 

@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bhprof_hist.h"
-#include "commands.h"
-#include "recfile.h"
+#include "cmd/commands.h"
+#include "recfile/recfile.h"
 
 #define RUNS 8
 #define INTERVALS 10

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "recfile_fmt.h"
+#include "recfile/recfile_fmt.h"
 
 struct out {
 	uint8_t p[1 << 20];

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "callers.h"
-#include "snapshot.h"
+#include "model/callers.h"
+#include "model/snapshot.h"
 
 static const char *name_of(const char *chain)
 {

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 #include "harness.h"
-#include "metrics.h"
-#include "summary.h"
+#include "gate/metrics.h"
+#include "model/summary.h"
 
 static void one_path(struct path_summary *p, uint64_t calls, uint64_t bytes,
 		     uint64_t bh, uint64_t pages)

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 #include "harness.h"
-#include "rules.h"
-#include "stats.h"
+#include "gate/rules.h"
+#include "util/stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

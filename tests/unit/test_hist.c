@@ -3,7 +3,7 @@
 #include <string.h>
 #include "bhprof_hist.h"
 #include "harness.h"
-#include "summary.h"
+#include "model/summary.h"
 
 TEST(hist_small_values_are_exact)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "harness.h"
-#include "kernel.h"
+#include "collect/kernel.h"
 #include "ksyms_text.h"
 
 static const char kallsyms_text[] =

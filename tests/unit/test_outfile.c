@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
-#include "outfile.h"
+#include "util/outfile.h"
 
 #define DIR_TEMPLATE "/tmp/bhprof-unit-outfile.XXXXXX"
 

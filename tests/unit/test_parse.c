@@ -2,12 +2,12 @@
 /* Command-line parsing, device names, attach-mode selection, summaries. */
 #include <errno.h>
 #include <string.h>
-#include "attach.h"
-#include "cliparse.h"
-#include "devices.h"
+#include "collect/attach.h"
+#include "util/cliparse.h"
+#include "model/devices.h"
 #include "harness.h"
-#include "runloop.h"
-#include "summary.h"
+#include "collect/runloop.h"
+#include "model/summary.h"
 
 static void no_usage(FILE *f)
 {

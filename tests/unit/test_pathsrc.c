@@ -6,9 +6,9 @@
  */
 #include <string.h>
 #include "harness.h"
-#include "kernel.h"
+#include "collect/kernel.h"
 #include "ksyms_text.h"
-#include "pathsrc.h"
+#include "collect/pathsrc.h"
 
 static struct ksyms *load_text(const char *text)
 {

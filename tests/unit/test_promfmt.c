@@ -4,8 +4,8 @@
 #include <string.h>
 #include "bhprof_hist.h"
 #include "harness.h"
-#include "callers.h"
-#include "promfmt.h"
+#include "model/callers.h"
+#include "output/promfmt.h"
 
 static void hist_put(struct bhp_hist *h, uint64_t v, uint64_t n)
 {

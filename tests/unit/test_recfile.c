@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "harness.h"
-#include "callers.h"
-#include "recfile.h"
+#include "model/callers.h"
+#include "recfile/recfile.h"
 
 #define T_MAX_SNAPS 200
 

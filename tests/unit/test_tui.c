@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "tui.h"
+#include "tui/tui.h"
 
 TEST(tui_interval_steps_up_and_down)
 {

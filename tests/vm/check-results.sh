@@ -113,7 +113,7 @@ else
 	record FAIL - auto ran "rc=$(cat "$res/auto.rc" 2>/dev/null): $(head -c 300 "$res/auto.err" 2>/dev/null)"
 fi
 
-# ---- giving up root once attached (src/priv.c) --------------------------
+# ---- giving up root once attached (src/util/priv.c) --------------------------
 priv=$(cat "$res/priv.txt" 2>/dev/null)
 if [ "$(cat "$res/priv.rc" 2>/dev/null)" = 0 ] && [ -n "$priv" ]; then
 	record PASS - priv dropped "${priv#bhprof: }"

@@ -278,7 +278,7 @@ bhprof record -o $R/auto.bhp --duration 1 > /dev/null 2> $R/auto.err
 echo $? > $R/auto.rc
 bhprof report --json $R/auto.bhp > $R/auto-report.json 2>> $R/auto.err
 log "auto record rc=$(cat $R/auto.rc)"
-# how bhprof gives up root on this kernel (src/priv.c says it with -v)
+# how bhprof gives up root on this kernel (src/util/priv.c says it with -v)
 bhprof stat -v --duration 0.5 > /dev/null 2> $R/priv.err
 echo $? > $R/priv.rc
 grep -E '^bhprof: (probes attached|kept root)' $R/priv.err > $R/priv.txt

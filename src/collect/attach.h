@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The attach table: every logical probe, its candidate kernel functions
+ * (newest name first) and its tracepoint stand-in, resolved against the
+ * running kernel. Probes are chosen per group so that a group never runs
+ * two flavours at once, which would count the same call twice.
+ */
+#ifndef BHPROF_ATTACH_H
+#define BHPROF_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/snapshot.h"
+
+#define MAX_LINKS 128
+
+struct bhprof_bpf;
+struct bpf_link;
+
+struct attach_plan {
+	enum attach_mode request;
+	/* MODE_KPROBE here means "kprobe, else tracepoint" under auto */
+	enum attach_mode group_mode[BHP_NR_GROUPS];
+	bool tp_ok[BHP_NR_GROUPS];		/* tracepoint stand-ins exist */
+	bool absent[NR_PROBES];
+	char func[NR_PROBES][64];	/* BTF / source name */
+	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
+	char mod[NR_PROBES][32];	/* its module, "" for vmlinux */
+	char why[BHP_NR_GROUPS][160];	/* why a better flavour lost,
+					 * for the whole group */
+	char pwhy[NR_PROBES][160];	/* ... for the probe's own function */
+	/* the refusal that cost the group fentry, and kprobe: the reason of
+	 * a probe whose own function was not refused */
+	char fell[BHP_NR_GROUPS][2][96];
+	/* a group the kernel refused in every flavour tried: its figures
+	 * are missing from the run, the rest goes on */
+	bool failed[BHP_NR_GROUPS];
+	char fail_why[BHP_NR_GROUPS][224];
+	bool kernel_has_bh;
+	bool iomap_wp_wpc_only;
+	bool gpw_takes_file;
+	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
+	bool typed;			/* bpf_rdonly_cast (6.2+): the
+					 * programs' typed twins load */
+	bool head_is_mask;		/* 7.2 compound_info as a mask */
+	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
+	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
+	bool read_tp_iomap;		/* iomap_readpage, iomap_readahead */
+	uint64_t bh_cs_lo, bh_cs_hi;
+	/* --callers: the allocation probes that take stacks, and the
+	 * owner and free probes beside them, in the bh group's flavour */
+	bool callers;
+	bool callers_lost;		/* refused: chains only */
+	bool own_jbd2;			/* jbd2 is in this kernel */
+	bool bh_free;			/* free_buffer_head is */
+	char own_func[64];		/* folio_alloc_buffers, or the page one */
+	char callers_why[160];
+	/* the syscall programs: one shared by every group on tracepoints,
+	 * or (sys_split) one per group once the kernel refused it; on the
+	 * per-syscall events (sys_events) where tracefs has them all, else
+	 * on raw_syscalls */
+	bool sys_events;
+	bool sys_split;
+	int sys_link_at;	/* its links' index, -1 unattached */
+	struct bpf_link *links[MAX_LINKS];
+	int nr_links;
+};
+
+/* The tracepoint stand-ins' syscall table, by number (the BPF object's
+ * sys_class[]): the classes of the groups attached on tracepoints. */
+void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,
+			  size_t n);
+/* One syscall program per group from now on, as when the shared one was
+ * refused: >= 0 to load again, -EINVAL if split already. */
+int attach_plan_split_syscalls(struct attach_plan *p);
+
+/* does this thread hold what loading BPF tracing programs takes? */
+bool caps_ok(void);
+
+/* The flavour a group gets, from what was found; pure for unit tests.
+ * MODE_KPROBE under MODE_AUTO means "kprobe, else tracepoint". */
+enum attach_mode select_mode(enum attach_mode request, bool present,
+			     bool fentry_ok, bool tp_ok, int *err);
+
+/* Resolves functions and picks a flavour per group. Prints one error
+ * line and returns a negative errno if the requested mode cannot work. */
+struct kbtf;
+struct ksyms;
+int attach_plan_make(struct attach_plan *p, enum attach_mode request,
+		     struct run_info *info, struct kbtf *kb,
+		     const struct ksyms *ks);
+/* kallsyms, with the names of every candidate function */
+struct ksyms *attach_ksyms_load(void);
+void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *skel);
+struct bpf_program;
+/* After a failed load: the group of prog, the program the kernel refused,
+ * takes its next flavour, or is lost (under --attach auto). Returns the
+ * group, or a negative errno when the run cannot go on without it. */
+int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *skel,
+		       const struct bpf_program *prog, const char *why);
+/* The same when only the group is known: its current flavour goes. */
+int attach_plan_demote_group(struct attach_plan *p, enum bhp_group g,
+			     const char *why);
+int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
+		       struct run_info *info);
+/* --callers on a plan made: after attach_plan_make() */
+void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
+			 const struct ksyms *ks);
+void attach_plan_detach(struct attach_plan *p);
+
+#endif /* BHPROF_ATTACH_H */

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --callers: which owner and free functions this kernel has, and their
+ * programs in every flavour.
+ */
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "attach_int.h"
+
+/* the functions of --callers, which may live in modules (jbd2) */
+static const char *const callers_owners[] = { "folio_alloc_buffers",
+					      "alloc_page_buffers" };
+#define CALLERS_JBD2 "jbd2_journal_write_metadata_buffer"
+#define CALLERS_FREE "free_buffer_head"
+
+/* the names of --callers' functions, as attach_ksyms_load() wants them:
+ * at most CALLERS_WANT */
+size_t callers_want(const char **want)
+{
+	size_t n = 0;
+
+	want[n++] = CALLERS_JBD2;
+	want[n++] = NULL;
+	want[n++] = CALLERS_FREE;
+	want[n++] = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(callers_owners); i++)
+		want[n++] = callers_owners[i];
+	return n;
+}
+
+/* the owner and free programs of --callers, every flavour */
+struct progs callers_progs(struct bhprof_bpf *s, int i)
+{
+	switch (i) {
+	case 0:
+		return FLAVOURS(s, own_folio);
+	case 1:
+		return FLAVOURS(s, own_jbd2);
+	default:
+		return (struct progs){ s->progs.fe_bh_free, NULL,
+				       s->progs.kp_bh_free, NULL };
+	}
+}
+
+bool is_callers_prog(struct bhprof_bpf *s, const struct bpf_program *prog)
+{
+	for (int i = 0; i < NR_CALLERS_PROGS; i++) {
+		struct progs pr = callers_progs(s, i);
+
+		if (prog == pr.fe || prog == pr.fx || prog == pr.kp ||
+		    prog == pr.kr)
+			return true;
+	}
+	return prog == s->progs.tp_bh_free;
+}
+
+/* the function a callers program goes on, NULL if the kernel has none */
+const char *callers_func(const struct attach_plan *p, int i)
+{
+	switch (i) {
+	case 0:
+		return p->own_func[0] ? p->own_func : NULL;
+	case 1:
+		return p->own_jbd2 ? CALLERS_JBD2 : NULL;
+	default:
+		return p->bh_free ? CALLERS_FREE : NULL;
+	}
+}
+
+/* a function of vmlinux, or of a loaded module, by BTF or kallsyms */
+static bool kernel_has_func(struct kbtf *kb, const struct ksyms *ks,
+			    const char *name)
+{
+	const char *sym, *mod;
+
+	return func_found(kb, ks, name, &sym, &mod);
+}
+
+void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
+			 const struct ksyms *ks)
+{
+	p->callers = true;
+	if (p->absent[PROBE_BH_ALLOC]) {
+		snprintf(p->callers_why, sizeof(p->callers_why),
+			 "no buffer_heads in this kernel");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_LEN(callers_owners) && !p->own_func[0];
+	     i++)
+		if (kernel_has_func(kb, ks, callers_owners[i]))
+			snprintf(p->own_func, sizeof(p->own_func), "%s",
+				 callers_owners[i]);
+	/* jbd2 is a module on distribution kernels */
+	p->own_jbd2 = kernel_has_func(kb, ks, CALLERS_JBD2);
+	p->bh_free = kernel_has_func(kb, ks, CALLERS_FREE);
+}
+
+/* Owners and frees go in the bh group's flavour; under kprobes (auto)
+ * the free tracepoint waits behind them, as the group's own does. */
+void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	enum attach_mode m = p->group_mode[BHP_GROUP_BH];
+
+	if (!p->callers || p->callers_lost || p->failed[BHP_GROUP_BH] ||
+	    p->absent[PROBE_BH_ALLOC])
+		return;
+	for (int i = 0; i < NR_CALLERS_PROGS; i++) {
+		struct progs pr = callers_progs(s, i);
+		const char *fn = callers_func(p, i);
+
+		if (!fn)
+			continue;
+		if (m == MODE_FENTRY) {
+			autoload(pr.fe, true);
+			autoload(pr.fx, true);
+			bpf_program__set_attach_target(pr.fe, 0, fn);
+			if (pr.fx)
+				bpf_program__set_attach_target(pr.fx, 0, fn);
+		} else if (m == MODE_KPROBE) {
+			autoload(pr.kp, true);
+			autoload(pr.kr, true);
+		}
+	}
+	if (m == MODE_TRACEPOINT ||
+	    (m == MODE_KPROBE && p->request == MODE_AUTO &&
+	     p->tp_ok[BHP_GROUP_BH]))
+		autoload(s->progs.tp_bh_free, true);
+}

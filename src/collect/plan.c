@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Attach planning: which function or tracepoint each probe finds on
+ * this kernel, and which flavour (fentry, kprobe, tracepoint) each
+ * probe group takes.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "pathsrc.h"
+#include "attach_int.h"
+
+/* Candidate functions, newest name first. */
+static const char *const candidates[NR_PROBES][3] = {
+	[PROBE_WRITE_BLKDEV] = { "blkdev_write_iter" },
+	[PROBE_WRITE_IOMAP] = { "iomap_file_buffered_write" },
+	[PROBE_WRITE_GENERIC] = { "generic_perform_write" },
+	/* renamed by the folio conversion in 6.8 */
+	[PROBE_WB_BH] = { "block_write_full_folio", "block_write_full_page" },
+	[PROBE_WB_IOMAP] = { "iomap_writepages" },
+	[PROBE_WB_CTX] = { "do_writepages" },
+	[PROBE_BH_ALLOC] = { "alloc_buffer_head" },
+	[PROBE_BIO] = { "block_bio_queue" },
+	[PROBE_READ_BH_FOLIO] = { "block_read_full_folio" },
+	[PROBE_READ_BH_RA] = { "mpage_readahead" },
+	[PROBE_READ_EXT4_FOLIO] = { "ext4_read_folio" },
+	[PROBE_READ_EXT4_RA] = { "ext4_readahead" },
+	[PROBE_READ_IOMAP_FOLIO] = { "iomap_read_folio" },
+	[PROBE_READ_IOMAP_RA] = { "iomap_readahead" },
+	[PROBE_READ_BLKDEV] = { "blkdev_read_iter" },
+	[PROBE_MKWRITE_BH] = { "block_page_mkwrite" },
+	[PROBE_MKWRITE_EXT4] = { "ext4_page_mkwrite" },
+	[PROBE_MKWRITE_IOMAP] = { "iomap_page_mkwrite" },
+	/* factored out of the O_DIRECT write paths in 6.6 */
+	[PROBE_DIO_FALLBACK] = { "direct_write_fallback" },
+	/* tracepoints, each one of a pair (the other is checked too) */
+	[PROBE_PASS_INODE] = { "writeback_single_inode" },
+	[PROBE_PASS_EXT4] = { "ext4_writepages" },
+};
+
+/* the other event of a tracepoint probe's pair */
+static const char *const tp_pair[NR_PROBES] = {
+	[PROBE_PASS_INODE] = "writeback_single_inode_start",
+	[PROBE_PASS_EXT4] = "ext4_writepages_result",
+};
+
+/* probes that are tracepoints in every mode, not functions */
+static bool is_tp_probe(enum probe_id id)
+{
+	return id == PROBE_BIO || id == PROBE_PASS_INODE ||
+	       id == PROBE_PASS_EXT4;
+}
+
+bool caps_ok(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	uint64_t eff;
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = data[0].effective | ((uint64_t)data[1].effective << 32);
+	if (eff & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	/* CAP_BPF (39) and CAP_PERFMON (38), which older headers lack */
+	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));
+}
+
+struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
+			 enum probe_id id)
+{
+	switch (id) {
+	case PROBE_WRITE_BLKDEV:
+		return FLAVOURS(s, blkdev_write);
+	case PROBE_WRITE_IOMAP:
+		return FLAVOURS(s, iomap_write);
+	case PROBE_WRITE_GENERIC:
+		return FLAVOURS(s, generic_write);
+	case PROBE_WB_BH:
+		return FLAVOURS(s, bh_writeback);
+	case PROBE_WB_IOMAP:
+		return FLAVOURS(s, iomap_writeback);
+	case PROBE_WB_CTX:
+		return FLAVOURS(s, do_writepages);
+	case PROBE_BH_ALLOC:
+		/* counted on entry: no return flavours */
+		if (p->callers)
+			return (struct progs){ s->progs.fe_bh_alloc_c, NULL,
+					       s->progs.kp_bh_alloc_c, NULL };
+		return (struct progs){ s->progs.fe_bh_alloc, NULL,
+				       s->progs.kp_bh_alloc, NULL };
+	case PROBE_READ_BH_FOLIO:
+		return FLAVOURS(s, bh_read_folio);
+	case PROBE_READ_BH_RA:
+		return FLAVOURS(s, bh_readahead);
+	case PROBE_READ_EXT4_FOLIO:
+		return FLAVOURS(s, ext4_read_folio);
+	case PROBE_READ_EXT4_RA:
+		return FLAVOURS(s, ext4_readahead);
+	case PROBE_READ_IOMAP_FOLIO:
+		return FLAVOURS(s, iomap_read_folio);
+	case PROBE_READ_IOMAP_RA:
+		return FLAVOURS(s, iomap_readahead);
+	case PROBE_READ_BLKDEV:
+		return FLAVOURS(s, blkdev_read);
+	case PROBE_MKWRITE_BH:
+		return FLAVOURS(s, bh_mkwrite);
+	case PROBE_MKWRITE_EXT4:
+		return FLAVOURS(s, ext4_mkwrite);
+	case PROBE_MKWRITE_IOMAP:
+		return FLAVOURS(s, iomap_mkwrite);
+	case PROBE_DIO_FALLBACK:
+		return (struct progs){ s->progs.fe_dwf, NULL, s->progs.kp_dwf,
+				       NULL };
+	default:
+		return (struct progs){};
+	}
+}
+
+/* Load and attach a two-instruction fentry program: the only test that
+ * catches lockdown, missing trampolines and notrace functions alike. */
+static int fentry_try(int btf_id, int btf_obj_fd)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = btf_obj_fd > 0 ? btf_obj_fd : 0);
+	int prog, link, err;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "bhprof_try", "GPL", insns,
+			     ARRAY_LEN(insns), &opts);
+	if (prog < 0)
+		return -errno;
+	link = bpf_raw_tracepoint_open(NULL, prog);
+	err = link < 0 ? -errno : 0;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return err;
+}
+
+/* "__traceiter_NAME": the text symbol of a tracepoint (5.10 and
+ * later), which kallsyms names with the module that defines it */
+#define TRACEITER "__traceiter_"
+
+/* A tracepoint in vmlinux's BTF or in its module's: *mod says which. */
+static bool tp_found(struct kbtf *kb, const struct ksyms *ks,
+		     const char *name, const char **mod)
+{
+	char iter[96];
+
+	*mod = NULL;
+	if (btf_has_tracepoint(kb->vmlinux, name))
+		return true;
+	snprintf(iter, sizeof(iter), TRACEITER "%s", name);
+	*mod = ksyms_module_of(ks, iter);
+	return *mod && btf_has_tracepoint(kbtf_module(kb, *mod), name);
+}
+
+/* A function in vmlinux's BTF, or in kallsyms (a module's or one built
+ * without BTF): *sym is its kallsyms name, *mod its module. */
+bool func_found(struct kbtf *kb, const struct ksyms *ks, const char *name,
+		const char **sym, const char **mod)
+{
+	*sym = ksyms_func(ks, name);
+	*mod = *sym ? ksyms_module_of(ks, name) : NULL;
+	return btf_has_func(kb->vmlinux, name) || *sym;
+}
+
+static bool probe_found(struct kbtf *kb, const struct ksyms *ks, int id,
+			const char *name, const char **sym, const char **mod)
+{
+	const char *pmod;
+
+	if (!is_tp_probe(id))
+		return func_found(kb, ks, name, sym, mod);
+	*sym = NULL;
+	if (!tp_found(kb, ks, name, mod))
+		return false;
+	/* both events of a pair, from the same module */
+	return !tp_pair[id] || (tp_found(kb, ks, tp_pair[id], &pmod) &&
+				!strcmp(pmod ?: "", *mod ?: ""));
+}
+
+static void resolve(struct attach_plan *p, struct kbtf *kb,
+		    const struct ksyms *ks)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		p->absent[id] = true;
+		for (int c = 0; c < 3 && candidates[id][c]; c++) {
+			const char *name = candidates[id][c], *sym, *mod;
+
+			if (!probe_found(kb, ks, id, name, &sym, &mod))
+				continue;
+			p->absent[id] = false;
+			snprintf(p->func[id], sizeof(p->func[id]), "%s", name);
+			snprintf(p->ksym[id], sizeof(p->ksym[id]), "%s",
+				 sym ? sym : name);
+			snprintf(p->mod[id], sizeof(p->mod[id]), "%s",
+				 mod ? mod : "");
+			break;
+		}
+		if (p->absent[id])
+			snprintf(p->func[id], sizeof(p->func[id]), "%s",
+				 candidates[id][0]);
+	}
+}
+
+/* Tries every function of the group, so that each probe can say why its
+ * own was refused. On failure, the first refusal is the group's reason. */
+/* fentry on probe id's function, vmlinux's or its module's: 0, or why
+ * not in *why */
+static int fentry_probe(const struct attach_plan *p, struct kbtf *kb, int id,
+			const char **why)
+{
+	const char *mod = p->mod[id];
+	int bid = btf_func_id(kbtf_module(kb, mod), p->func[id]), fd = 0, err;
+
+	if (bid <= 0) {
+		*why = mod[0] ? "no BTF in its module" : "no BTF";
+		return -ENOENT;
+	}
+	if (mod[0]) {
+		fd = btf_module_fd(mod);
+		if (fd < 0) {
+			*why = "its module's BTF is not loaded";
+			return fd;
+		}
+	}
+	err = fentry_try(bid, fd);
+	if (fd > 0)
+		close(fd);
+	*why = err ? strerror(-err) : NULL;
+	return err;
+}
+
+/* Tries every function of the group, so that each probe can say why its
+ * own was refused. On failure, the first refusal is the group's reason. */
+static bool group_fentry_ok(struct attach_plan *p, struct kbtf *kb,
+			    enum bhp_group g, char *first, size_t len)
+{
+	bool ok = true;
+
+	for (int id = 0; id < NR_PROBES; id++) {
+		const char *why;
+
+		if (probe_group_of(id) != g || p->absent[id])
+			continue;
+		if (!fentry_probe(p, kb, id, &why))
+			continue;
+		pwhy_add(p, id, "fentry", why);
+		if (ok) {
+			snprintf(first, len, "%s", p->pwhy[id]);
+			snprintf(p->fell[g][0], sizeof(p->fell[g][0]), "%s",
+				 p->pwhy[id]);
+		}
+		ok = false;
+	}
+	return ok;
+}
+
+bool group_present(const struct attach_plan *p, enum bhp_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++)
+		if (probe_group_of(id) == g && !p->absent[id])
+			return true;
+	return false;
+}
+
+static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
+{
+	/* BTF-typed raw tracepoints: no tracefs needed */
+	bool classic;
+
+	p->sys_events = getenv("BHPROF_RAW_SYSCALLS") == NULL &&
+			sys_events_ok();
+	classic = p->sys_events || (btf_has_tracepoint(btf, "sys_enter") &&
+				    btf_has_tracepoint(btf, "sys_exit"));
+
+	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
+	p->typed = btf_has_func(btf, "bpf_rdonly_cast");
+	p->tp_ok[BHP_GROUP_WRITE] = classic;
+	p->tp_ok[BHP_GROUP_WB] = classic &&
+			     btf_has_tracepoint(btf, "writeback_single_inode") &&
+			     btf_has_tracepoint(btf, "wbc_writepage");
+	p->tp_ok[BHP_GROUP_BH] = btf_has_tracepoint(btf, "kmem_cache_alloc");
+	p->tp_ok[BHP_GROUP_BIO] = !p->absent[PROBE_BIO];
+	p->tp_ok[BHP_GROUP_READ] = classic;
+	p->read_tp_pages = btf_has_tracepoint(btf, "mm_filemap_add_to_page_cache");
+	p->read_tp_iomap = !p->absent[PROBE_READ_IOMAP_FOLIO] &&
+			   btf_has_tracepoint(btf, "iomap_readpage") &&
+			   btf_has_tracepoint(btf, "iomap_readahead");
+	/* no tracepoint anywhere near page_mkwrite */
+	p->tp_ok[BHP_GROUP_MKWRITE] = false;
+}
+
+enum attach_mode select_mode(enum attach_mode request, bool present,
+			     bool fentry_ok, bool tp_ok, int *err)
+{
+	*err = 0;
+	if (!present)
+		return MODE_NONE;
+	if (fentry_ok && (request == MODE_AUTO || request == MODE_FENTRY))
+		return MODE_FENTRY;
+	switch (request) {
+	case MODE_FENTRY:
+		*err = -EOPNOTSUPP;
+		return MODE_NONE;
+	case MODE_TRACEPOINT:
+		if (tp_ok)
+			return MODE_TRACEPOINT;
+		*err = -ENOENT;
+		return MODE_NONE;
+	default:
+		/* kprobes are only known to work once attached; under auto
+		 * the tracepoints wait behind them (attach_group) */
+		return MODE_KPROBE;
+	}
+}
+
+static int choose(struct attach_plan *p, struct kbtf *kb, enum bhp_group g)
+{
+	bool present = group_present(p, g), fentry_ok = false;
+	enum attach_mode r = p->request;
+	char first[160] = "";
+	int err;
+
+	/* on tracepoints in every mode */
+	if (g == BHP_GROUP_BIO || g == BHP_GROUP_PASS) {
+		p->group_mode[g] = present ? MODE_TRACEPOINT : MODE_NONE;
+		return 0;
+	}
+	if (group_unseen_ok(g) && r == MODE_TRACEPOINT) {
+		p->group_mode[g] = MODE_NONE;
+		snprintf(p->why[g], sizeof(p->why[g]), "no tracepoint sees it");
+		return 0;
+	}
+	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
+		fentry_ok = group_fentry_ok(p, kb, g, first, sizeof(first));
+	p->group_mode[g] = select_mode(r, present, fentry_ok, p->tp_ok[g],
+				       &err);
+	if (err == -EOPNOTSUPP)
+		fprintf(stderr, "bhprof: --attach=fentry: %s\n", first);
+	else if (err)
+		fprintf(stderr, "bhprof: no tracepoints for the %s probes in "
+			"this kernel's BTF\n", group_name(g));
+	return err;
+}
+
+static bool absent_or_folio(const struct attach_plan *p,
+			    const struct btf *btf, enum probe_id id)
+{
+	return p->absent[id] || btf_func_param0_is(btf, p->func[id], "folio");
+}
+
+static void plan_flags(struct attach_plan *p, const struct btf *btf,
+		       const struct ksyms *ks)
+{
+	p->kernel_has_bh = !p->absent[PROBE_BH_ALLOC];
+	p->iomap_wp_wpc_only = btf_func_nr_params(btf, "iomap_writepages") == 1;
+	p->gpw_takes_file = btf_func_param0_is(btf, "generic_perform_write",
+					       "file");
+	p->head_is_mask = kernel_head_is_mask(btf);
+	/* iomap_read_folio(folio, ops) until 7.1, (ops, ctx, private) in 7.2 */
+	p->iomap_read_ctx = !absent_or_folio(p, btf, PROBE_READ_IOMAP_FOLIO);
+	p->bh_cs_lo = ksyms_addr(ks, "alloc_buffer_head", &p->bh_cs_hi);
+	if (!p->bh_cs_lo)
+		p->bh_cs_hi = 0;
+}
+
+int attach_plan_make(struct attach_plan *p, enum attach_mode request,
+		     struct run_info *info, struct kbtf *kb,
+		     const struct ksyms *ks)
+{
+	const struct btf *btf = kb ? kb->vmlinux : NULL;
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->request = request;
+	p->sys_link_at = -1;
+	resolve(p, kb, ks);
+	plan_flags(p, btf, ks);
+	tracepoints_probe(p, btf);
+	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
+		err = choose(p, kb, g);
+	info->features = RUN_F_READS | RUN_F_PASSES;
+	for (int id = 0; id < NR_PROBES; id++) {
+		info->probes[id].absent = p->absent[id];
+		snprintf(info->probes[id].func, sizeof(info->probes[id].func),
+			 "%s", p->func[id]);
+		snprintf(info->probes[id].module,
+			 sizeof(info->probes[id].module), "%s", p->mod[id]);
+	}
+	return err;
+}
+
+struct ksyms *attach_ksyms_load(void)
+{
+	static char iter[NR_PROBES][2][80];
+	const char *want[NR_PROBES * 4 + CALLERS_WANT + 2 * MAX_PATH_HELPERS];
+	size_t n = 0;
+
+	for (int id = 0; id < NR_PROBES; id++) {
+		if (n)
+			want[n++] = NULL;
+		if (!is_tp_probe(id)) {
+			for (int c = 0; c < 3 && candidates[id][c]; c++)
+				want[n++] = candidates[id][c];
+			continue;
+		}
+		/* a tracepoint's module, by its iterator's symbol */
+		snprintf(iter[id][0], sizeof(iter[id][0]), TRACEITER "%s",
+			 candidates[id][0]);
+		want[n++] = iter[id][0];
+		if (!tp_pair[id])
+			continue;
+		snprintf(iter[id][1], sizeof(iter[id][1]), TRACEITER "%s",
+			 tp_pair[id]);
+		want[n++] = iter[id][1];
+	}
+	want[n++] = NULL;
+	n += pathsrc_want(want + n, ARRAY_LEN(want) - n - CALLERS_WANT);
+	n += callers_want(want + n);
+	return ksyms_load(want, n);
+}
