@@ -48,6 +48,8 @@ struct gate_opts {
 	bool json, ktap;
 	bool allow_mixed;	/* machines or page sizes may differ */
 	const char *junit;
+	const char *kcidb;
+	struct kcidb_opts kc;
 	unsigned int oflags;	/* --force */
 	/* opened with root, read and parsed without (priv_run_dropped) */
 	int base_fd[MAX_RUNS], cand_fd[MAX_RUNS];
@@ -58,7 +60,9 @@ static void gate_usage(FILE *f)
 	fprintf(f,
 "Usage: bhprof gate --baseline A.bhp [A2.bhp ...] --candidate B.bhp [B2.bhp ...]\n"
 "                   [--rule RULE ...] [--rules FILE] [--alpha 0.05]\n"
-"                   [--json | --ktap] [--junit OUT.xml [--force]] [--allow-mixed]\n"
+"                   [--json | --ktap] [--junit OUT.xml] [--force] [--allow-mixed]\n"
+"                   [--kcidb OUT.json --kcidb-origin NAME\n"
+"                    --kcidb-build-id ORIGIN:ID]\n"
 "\n"
 "Judge whether the candidate recordings (a kernel under test) regress on\n"
 "the baseline recordings, rule by rule. Each recording is one sample (its\n"
@@ -82,7 +86,15 @@ static void gate_usage(FILE *f)
 "  --junit OUT.xml      also write a JUnit XML report, one testcase a rule\n"
 "                       (written whole, then renamed into place; never\n"
 "                       through a symbolic link, never over a file)\n"
-"  --force              let --junit replace an existing OUT.xml\n"
+"  --kcidb OUT.json     also write a KCIDB report (KernelCI, schema 5.3): one\n"
+"                       test a rule (PASS, FAIL, SKIP for n/a) with its change\n"
+"                       in 'number', and one DONE test a figure the candidate\n"
+"                       measured, its median in 'number'; written as --junit\n"
+"  --kcidb-origin NAME  the submitting CI system, as KernelCI knows it\n"
+"                       ([a-z0-9_]+); required with --kcidb\n"
+"  --kcidb-build-id ORIGIN:ID  the KCIDB build the candidate kernel is;\n"
+"                       required with --kcidb\n"
+"  --force              let --junit and --kcidb replace existing files\n"
 "  --allow-mixed        judge recordings made on different machines (x86_64,\n"
 "                       aarch64) or page sizes, which gate refuses by default:\n"
 "                       pages, and buffer_heads and bios per MiB, do not mean\n"
@@ -205,9 +217,29 @@ static int parse_one(struct gate_opts *o, int argc, char **argv, int *i)
 		return parse_alpha(o, v);
 	if ((v = opt_value(argc, argv, i, "--junit")))
 		return *v ? (o->junit = v, 0) : bad("%s needs a file", a);
+	if ((v = opt_value(argc, argv, i, "--kcidb")))
+		return *v ? (o->kcidb = v, 0) : bad("%s needs a file", a);
+	if ((v = opt_value(argc, argv, i, "--kcidb-origin")))
+		return kcidb_origin_ok(v) ? (o->kc.origin = v, 0) :
+		       bad("--kcidb-origin '%s': KCIDB wants [a-z0-9_]+", v);
+	if ((v = opt_value(argc, argv, i, "--kcidb-build-id")))
+		return kcidb_id_ok(v) ? (o->kc.build_id = v, 0) :
+		       bad("--kcidb-build-id '%s': KCIDB wants ORIGIN:ID, ORIGIN of [a-z0-9_]+", v);
 	if (a[0] == '-')
 		return bad("unknown or incomplete option '%s'", a);
 	return bad("'%s' is not an option: recordings follow --baseline or --candidate", a);
+}
+
+/* --kcidb needs both names, and they mean nothing without it */
+static int kcidb_args(const struct gate_opts *o)
+{
+	if (o->kcidb && !o->kc.origin)
+		return bad("%s", "--kcidb needs --kcidb-origin NAME");
+	if (o->kcidb && !o->kc.build_id)
+		return bad("%s", "--kcidb needs --kcidb-build-id ORIGIN:ID");
+	if (!o->kcidb && (o->kc.origin || o->kc.build_id))
+		return bad("%s", "--kcidb-origin and --kcidb-build-id go with --kcidb FILE");
+	return 0;
 }
 
 /* 1 after --help, 0 to go on, -1 on bad usage */
@@ -227,7 +259,7 @@ static int parse_gate_args(int argc, char **argv, struct gate_opts *o)
 		return bad("%s", "both --baseline and --candidate recordings are needed");
 	if (o->json && o->ktap)
 		return bad("%s", "--json and --ktap both want standard output: pick one");
-	return 0;
+	return kcidb_args(o);
 }
 
 static int load_side(struct side *s, const char *name, const char **files,
@@ -612,8 +644,18 @@ static int judge_all(struct gate *g, struct gate_opts *o)
 
 struct gate_job {
 	struct gate_opts *o;
-	FILE *junit;		/* the outfile's, or NULL */
+	FILE *junit;		/* the outfiles', or NULL */
+	FILE *kcidb;
 };
+
+/* a report beside the verdicts: 0, or -1 when it could not be written */
+static int side_report(FILE *f, const char *path, int err)
+{
+	if (!err && fflush(f) != EOF && !ferror(f))
+		return 0;
+	fprintf(stderr, "bhprof gate: %s: write failed\n", path);
+	return -1;
+}
 
 /* Everything that touches the recordings: run without root. 0, 1 (a
  * regression) or 2, the exit status of gate. */
@@ -637,11 +679,12 @@ static int gate_job(void *arg)
 		gate_text(stdout, &g);
 	if (job->junit) {
 		gate_junit(job->junit, &g);
-		if (fflush(job->junit) == EOF || ferror(job->junit)) {
-			fprintf(stderr, "bhprof gate: %s: write failed\n", o->junit);
+		if (side_report(job->junit, o->junit, 0))
 			goto out;
-		}
 	}
+	if (job->kcidb &&
+	    side_report(job->kcidb, o->kcidb, gate_kcidb(job->kcidb, &g, &o->kc)))
+		goto out;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "bhprof gate: writing the verdicts failed\n");
 		goto out;
@@ -651,7 +694,7 @@ static int gate_job(void *arg)
 		fprintf(stderr, "bhprof gate: no rule could be judged: every "
 			"one is on a figure these recordings did not measure "
 			"or on a path that saw nothing (n/a)\n");
-		/* the verdicts were written: cmd_gate keeps the JUnit file */
+		/* the verdicts were written: cmd_gate keeps the reports */
 		rc = GATE_NONE_JUDGED;
 	}
 out:
@@ -665,11 +708,27 @@ out:
 	return rc;
 }
 
+/* a report kept when the gate judged (exit 0, 1 or none judged), else
+ * removed; both free it. -1 if keeping it failed */
+static int report_done(struct outfile **of, int rc)
+{
+	int err = 0;
+
+	if (!*of)
+		return 0;
+	if (rc == 2)
+		outfile_abort(*of);
+	else if (outfile_commit(*of))
+		err = -1;
+	*of = NULL;
+	return err;
+}
+
 int cmd_gate(int argc, char **argv)
 {
 	struct gate_opts *o = calloc(1, sizeof(*o));
-	struct gate_job job = { o, NULL };
-	struct outfile *of = NULL;
+	struct gate_job job = { o, NULL, NULL };
+	struct outfile *of = NULL, *ok = NULL;
 	int rc = 2;
 
 	if (!o)
@@ -683,29 +742,28 @@ int cmd_gate(int argc, char **argv)
 	}
 	memset(o->base_fd, -1, sizeof(o->base_fd));
 	memset(o->cand_fd, -1, sizeof(o->cand_fd));
-	/* a JUnit path that cannot be written fails before any work */
+	/* a report path that cannot be written fails before any work */
 	if (o->junit && outfile_open(o->junit, o->oflags, &of))
+		goto close;
+	if (o->kcidb && outfile_open(o->kcidb, o->oflags, &ok))
 		goto close;
 	if (of)
 		job.junit = outfile_fp(of);
+	if (ok)
+		job.kcidb = outfile_fp(ok);
 	if (open_side(o->base, o->base_fd, o->nr_base) ||
 	    open_side(o->cand, o->cand_fd, o->nr_cand))
 		goto close;
 	rc = priv_run_dropped(gate_job, &job);
 	if (rc < 0)
 		rc = 2;
-	if (of) {
-		/* both free it */
-		if (rc == 2)
-			outfile_abort(of);
-		else if (outfile_commit(of))
-			rc = 2;
-		of = NULL;
-	}
+	if (report_done(&of, rc) || report_done(&ok, rc))
+		rc = 2;
 	if (rc == GATE_NONE_JUDGED)
 		rc = 2;
 close:
 	outfile_abort(of);
+	outfile_abort(ok);
 	close_side(o->base_fd, o->nr_base);
 	close_side(o->cand_fd, o->nr_cand);
 out:

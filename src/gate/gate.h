@@ -43,6 +43,25 @@ void gate_text(FILE *f, const struct gate *g);
 void gate_json(FILE *f, const struct gate *g);
 void gate_ktap(FILE *f, const struct gate *g);
 void gate_junit(FILE *f, const struct gate *g);
+/* "baseline 4.00 MiB, candidate 1.00 KiB, change -99.9% [...], p 0.001,
+ * p(holm) 0.003": a judged rule's figures, as KTAP and JUnit give them */
+const char *gate_detail(char *buf, size_t len, const struct judged *j);
+/* "pass", "REGRESSION", "skipped", ... */
+const char *gate_verdict(const struct judged *j);
+/* the distinct kernel releases of a side's recordings, comma-separated */
+const char *gate_kernels(char *buf, size_t len, const struct side *s);
+
+/* KCIDB: the job's names for itself and for the build it tested */
+struct kcidb_opts {
+	const char *origin;	/* ^[a-z0-9_]+$ */
+	const char *build_id;	/* ORIGIN:ID */
+};
+bool kcidb_origin_ok(const char *s);
+bool kcidb_id_ok(const char *s);
+/* one KCIDB 5.3 report: a test a rule, a DONE test a measured figure;
+ * -1 when out of memory */
+int gate_kcidb(FILE *f, const struct gate *g, const struct kcidb_opts *k);
+
 /* "+12.3%", "+inf%", or the absolute change when there is no base */
 const char *gate_change(char *buf, size_t len, const struct judged *j,
 			double rel, double abs);

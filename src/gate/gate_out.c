@@ -42,7 +42,7 @@ int gate_exit(const struct gate *g)
 	return g->nr_regressions ? 1 : 0;
 }
 
-static const char *verdict(const struct judged *j)
+const char *gate_verdict(const struct judged *j)
 {
 	if (j->idle)
 		return "n/a (idle)";
@@ -65,6 +65,19 @@ static const char *ci_text(char *buf, size_t len, const struct judged *j)
 	return buf;
 }
 
+const char *gate_detail(char *buf, size_t len, const struct judged *j)
+{
+	char va[32], vb[32], ch[40], ci[80];
+
+	snprintf(buf, len, "baseline %s, candidate %s, change %s %s, "
+		 "p %.3g, p(holm) %.3g",
+		 metric_fmt(va, sizeof(va), j->r->m->unit, j->med_a),
+		 metric_fmt(vb, sizeof(vb), j->r->m->unit, j->med_b),
+		 gate_change(ch, sizeof(ch), j, j->rel, j->d.est),
+		 ci_text(ci, sizeof(ci), j), j->p, j->p_adj);
+	return buf;
+}
+
 /* was release already named by an earlier recording of the side? */
 static bool seen_release(const struct side *s, size_t i)
 {
@@ -76,7 +89,7 @@ static bool seen_release(const struct side *s, size_t i)
 	return false;
 }
 
-static const char *kernels(char *buf, size_t len, const struct side *s)
+const char *gate_kernels(char *buf, size_t len, const struct side *s)
 {
 	size_t n = 0;
 
@@ -96,8 +109,8 @@ void gate_text(FILE *f, const struct gate *g)
 
 	fprintf(f, "bhprof gate: baseline %zu recording%s (%s), candidate %zu "
 		"recording%s (%s)\n", g->base.n, g->base.n == 1 ? "" : "s",
-		kernels(ka, sizeof(ka), &g->base), g->cand.n,
-		g->cand.n == 1 ? "" : "s", kernels(kb, sizeof(kb), &g->cand));
+		gate_kernels(ka, sizeof(ka), &g->base), g->cand.n,
+		g->cand.n == 1 ? "" : "s", gate_kernels(kb, sizeof(kb), &g->cand));
 	fprintf(f, "alpha %g, Holm's correction over %zu rule%s; one sample "
 		"per recording; change: Hodges-Lehmann, %g%% CI\n\n",
 		g->alpha, g->nr_judged, g->nr_judged == 1 ? "" : "s",
@@ -111,7 +124,7 @@ void gate_text(FILE *f, const struct gate *g)
 		if (j->idle)
 			fprintf(f, "%-34s %11s %11s %10s %-26s %8s %8s  %s\n",
 				j->r->text, "-", "-", "-", "-", "-", "-",
-				verdict(j));
+				gate_verdict(j));
 		if (j->skipped)
 			continue;
 		fprintf(f, "%-34s %11s %11s %10s %-26s %8.3g %8.3g  %s\n",
@@ -119,11 +132,12 @@ void gate_text(FILE *f, const struct gate *g)
 			metric_fmt(va, sizeof(va), j->r->m->unit, j->med_a),
 			metric_fmt(vb, sizeof(vb), j->r->m->unit, j->med_b),
 			gate_change(ch, sizeof(ch), j, j->rel, j->d.est),
-			ci_text(ci, sizeof(ci), j), j->p, j->p_adj, verdict(j));
+			ci_text(ci, sizeof(ci), j), j->p, j->p_adj,
+			gate_verdict(j));
 	}
 	for (size_t i = 0; i < g->nr; i++)
 		if (g->j[i].skipped)
-			fprintf(f, "%s: %s: %s\n", verdict(&g->j[i]),
+			fprintf(f, "%s: %s: %s\n", gate_verdict(&g->j[i]),
 				g->j[i].r->text, g->j[i].skipped);
 	if (!g->nr_judged)
 		fprintf(f, "\nresult: no rule judged (exit 2)\n");
@@ -166,7 +180,7 @@ static void judged_json(struct json *js, const struct gate *g,
 	json_str(js, "op", j->r->worse > 0 ? "<=" : ">=");
 	json_double(js, "limit_pct", j->r->limit * 100);
 	if (j->skipped) {
-		json_str(js, "verdict", verdict(j));
+		json_str(js, "verdict", gate_verdict(j));
 		json_str(js, "why", j->skipped);
 		json_obj_close(js);
 		return;
@@ -243,7 +257,7 @@ void gate_json(FILE *f, const struct gate *g)
 
 void gate_ktap(FILE *f, const struct gate *g)
 {
-	char va[32], vb[32], ch[40], ci[80];
+	char msg[400];
 
 	fprintf(f, "KTAP version 1\n1..%zu\n", g->nr);
 	for (size_t i = 0; i < g->nr; i++) {
@@ -256,12 +270,8 @@ void gate_ktap(FILE *f, const struct gate *g)
 						      "not measured");
 			continue;
 		}
-		fprintf(f, "# %s: baseline %s, candidate %s, change %s %s, "
-			"p %.3g, p(holm) %.3g\n", j->r->text,
-			metric_fmt(va, sizeof(va), j->r->m->unit, j->med_a),
-			metric_fmt(vb, sizeof(vb), j->r->m->unit, j->med_b),
-			gate_change(ch, sizeof(ch), j, j->rel, j->d.est),
-			ci_text(ci, sizeof(ci), j), j->p, j->p_adj);
+		fprintf(f, "# %s: %s\n", j->r->text,
+			gate_detail(msg, sizeof(msg), j));
 		fprintf(f, "%s %zu %s\n", j->regression ? "not ok" : "ok", i + 1,
 			j->r->text);
 	}
@@ -275,7 +285,7 @@ void gate_ktap(FILE *f, const struct gate *g)
 
 static void junit_case(FILE *f, const struct judged *j)
 {
-	char va[32], vb[32], ch[40], ci[80], msg[400];
+	char msg[400];
 
 	fprintf(f, "    <testcase classname=\"bhprof.gate.%s\" name=\"",
 		rule_path_name(j->r->path));
@@ -289,12 +299,7 @@ static void junit_case(FILE *f, const struct judged *j)
 		fputs("\"/>\n    </testcase>\n", f);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "baseline %s, candidate %s, change %s %s, "
-		 "p %.3g, p(holm) %.3g",
-		 metric_fmt(va, sizeof(va), j->r->m->unit, j->med_a),
-		 metric_fmt(vb, sizeof(vb), j->r->m->unit, j->med_b),
-		 gate_change(ch, sizeof(ch), j, j->rel, j->d.est),
-		 ci_text(ci, sizeof(ci), j), j->p, j->p_adj);
+	gate_detail(msg, sizeof(msg), j);
 	if (!j->regression) {
 		fputs(">\n      <system-out>", f);
 		markup_esc(f, msg);

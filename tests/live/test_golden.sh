@@ -3,7 +3,7 @@
 #
 # Every output bhprof makes of a recording, byte for byte as it was:
 # report (text, JSON, CSV, HTML, folded), diff (text, JSON) and gate
-# (table, JSON, KTAP, JUnit) of the recordings in tests/golden/recordings,
+# (table, JSON, KTAP, JUnit, KCIDB) of the recordings in tests/golden/recordings,
 # against tests/golden/expected. A change to how a figure is computed or
 # printed shows here first; one that is meant is taken with
 #   BHPROF_GOLDEN_UPDATE=1 bash tests/live/test_golden.sh
@@ -18,7 +18,7 @@
 G=$(cd "$(dirname "$0")/../golden" && pwd)
 [ -x "$BHPROF" ] || { bad "golden: $BHPROF not built"; finish; }
 export TZ=UTC LC_ALL=C
-ver=$(cat "$G/../../VERSION")
+ver=$(sed 's/\./\\./g' "$G/../../VERSION")
 
 # golden NAME STATUS CMD...: CMD's standard output (or, for a CMD that
 # writes the file $WORK/NAME itself, that file) is expected/NAME, and
@@ -30,10 +30,13 @@ golden() {
 	(cd "$G/recordings" && "$BHPROF" "$@") > "$WORK/$name.out" 2> "$WORK/$name.err"
 	rc=$?
 	[ -f "$WORK/$name" ] || mv "$WORK/$name.out" "$WORK/$name"
-	# the gate says which bhprof judged, and JUnit when: this one, now
+	# the gate says which bhprof judged, and JUnit and KCIDB when: this
+	# one, now
 	case $name in gate.*)
-		sed -i -e "s/$ver/VERSION/g" \
-			-e 's/timestamp="[0-9T:-]*"/timestamp="TIME"/' "$WORK/$name" ;;
+		sed -i -e "s/\"$ver\"/\"VERSION\"/g" \
+			-e 's/timestamp="[0-9T:-]*"/timestamp="TIME"/' \
+			-e 's/"start_time": "[0-9T:Z-]*"/"start_time": "TIME"/' \
+			"$WORK/$name" ;;
 	esac
 	if [ "${BHPROF_GOLDEN_UPDATE:-0}" = 1 ]; then
 		cp "$WORK/$name" "$G/expected/$name"
@@ -74,6 +77,9 @@ golden gate.bh-vs-nobh.txt 1 gate --baseline "${nobh[@]}" --candidate "${bh[@]}"
 golden gate.bh-vs-nobh.json 1 gate --json --baseline "${nobh[@]}" --candidate "${bh[@]}" "${rules[@]}"
 golden gate.bh-vs-nobh.ktap 1 gate --ktap --baseline "${nobh[@]}" --candidate "${bh[@]}" "${rules[@]}"
 golden gate.bh-vs-nobh.xml 1 gate --junit "$WORK/gate.bh-vs-nobh.xml" \
+	--baseline "${nobh[@]}" --candidate "${bh[@]}" "${rules[@]}"
+golden gate.bh-vs-nobh.kcidb.json 1 gate --kcidb "$WORK/gate.bh-vs-nobh.kcidb.json" \
+	--kcidb-origin bhprof_lab --kcidb-build-id maestro:6912a0c4 \
 	--baseline "${nobh[@]}" --candidate "${bh[@]}" "${rules[@]}"
 
 # what the expected files hold is bhprof's: every one is checked above
