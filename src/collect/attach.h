@@ -23,6 +23,7 @@ struct attach_plan {
 	/* MODE_KPROBE here means "kprobe, else tracepoint" under auto */
 	enum attach_mode group_mode[BHP_NR_GROUPS];
 	bool tp_ok[BHP_NR_GROUPS];		/* tracepoint stand-ins exist */
+	bool kprobe_ok;			/* the kernel can make kprobes */
 	bool absent[NR_PROBES];
 	char func[NR_PROBES][64];	/* BTF / source name */
 	char ksym[NR_PROBES][64];	/* kallsyms name for kprobes */
@@ -81,7 +82,8 @@ bool caps_ok(void);
 /* The flavour a group gets, from what was found; pure for unit tests.
  * MODE_KPROBE under MODE_AUTO means "kprobe, else tracepoint". */
 enum attach_mode select_mode(enum attach_mode request, bool present,
-			     bool fentry_ok, bool tp_ok, int *err);
+			     bool fentry_ok, bool kprobe_ok, bool tp_ok,
+			     int *err);
 
 /* Resolves functions and picks a flavour per group. Prints one error
  * line and returns a negative errno if the requested mode cannot work. */

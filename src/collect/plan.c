@@ -308,7 +308,8 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 }
 
 enum attach_mode select_mode(enum attach_mode request, bool present,
-			     bool fentry_ok, bool tp_ok, int *err)
+			     bool fentry_ok, bool kprobe_ok, bool tp_ok,
+			     int *err)
 {
 	*err = 0;
 	if (!present)
@@ -319,6 +320,11 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 	case MODE_FENTRY:
 		*err = -EOPNOTSUPP;
 		return MODE_NONE;
+	case MODE_KPROBE:
+		if (kprobe_ok)
+			return MODE_KPROBE;
+		*err = -ENOSYS;
+		return MODE_NONE;
 	case MODE_TRACEPOINT:
 		if (tp_ok)
 			return MODE_TRACEPOINT;
@@ -326,9 +332,46 @@ enum attach_mode select_mode(enum attach_mode request, bool present,
 		return MODE_NONE;
 	default:
 		/* kprobes are only known to work once attached; under auto
-		 * the tracepoints wait behind them (attach_group) */
-		return MODE_KPROBE;
+		 * the tracepoints wait behind them (attach_group). A kernel
+		 * that makes no kprobes goes to them at once: loading
+		 * programs that cannot attach costs the verifier's time */
+		if (kprobe_ok)
+			return MODE_KPROBE;
+		return tp_ok ? MODE_TRACEPOINT : MODE_NONE;
 	}
+}
+
+/*
+ * Can this kernel make kprobes at all? libbpf makes them through the
+ * kprobe PMU (4.17 and later) or tracefs' kprobe_events; a kernel
+ * without CONFIG_KPROBE_EVENTS has neither, and every kprobe would fail
+ * to attach after its programs were verified.
+ */
+static bool kprobes_possible(void)
+{
+	static const char *const where[] = {
+		"/sys/bus/event_source/devices/kprobe/type",
+		"/sys/kernel/tracing/kprobe_events",
+		"/sys/kernel/debug/tracing/kprobe_events",
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(where); i++)
+		if (!access(where[i], F_OK))
+			return true;
+	return false;
+}
+
+#define NO_KPROBES "this kernel makes no kprobes (no kprobe PMU, no kprobe_events)"
+
+/* Each probe of a group says why kprobes were not tried. */
+static void kprobes_impossible(struct attach_plan *p, enum bhp_group g)
+{
+	for (int id = 0; id < NR_PROBES; id++) {
+		if (probe_group_of(id) != g || p->absent[id])
+			continue;
+		pwhy_add(p, id, "kprobe", NO_KPROBES);
+	}
+	snprintf(p->fell[g][1], sizeof(p->fell[g][1]), "%s", NO_KPROBES);
 }
 
 static int choose(struct attach_plan *p, struct kbtf *kb, enum bhp_group g)
@@ -350,10 +393,15 @@ static int choose(struct attach_plan *p, struct kbtf *kb, enum bhp_group g)
 	}
 	if (present && (r == MODE_AUTO || r == MODE_FENTRY))
 		fentry_ok = group_fentry_ok(p, kb, g, first, sizeof(first));
-	p->group_mode[g] = select_mode(r, present, fentry_ok, p->tp_ok[g],
-				       &err);
+	p->group_mode[g] = select_mode(r, present, fentry_ok, p->kprobe_ok,
+				       p->tp_ok[g], &err);
+	if (present && !fentry_ok && !p->kprobe_ok &&
+	    (r == MODE_AUTO || r == MODE_KPROBE))
+		kprobes_impossible(p, g);
 	if (err == -EOPNOTSUPP)
 		fprintf(stderr, "bhprof: --attach=fentry: %s\n", first);
+	else if (err == -ENOSYS)
+		fprintf(stderr, "bhprof: --attach=kprobe: %s\n", NO_KPROBES);
 	else if (err)
 		fprintf(stderr, "bhprof: no tracepoints for the %s probes in "
 			"this kernel's BTF\n", group_name(g));
@@ -394,6 +442,7 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	resolve(p, kb, ks);
 	plan_flags(p, btf, ks);
 	tracepoints_probe(p, btf);
+	p->kprobe_ok = kprobes_possible();
 	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
 		err = choose(p, kb, g);
 	info->features = RUN_F_READS | RUN_F_PASSES;

@@ -62,6 +62,25 @@ if [ "$(j '.probes[] | select(.name == "write_blkdev") | .mode')" = tracepoint ]
 		grep -qE '^dio_fallback +direct_write_fallback +none ' "$WORK/p.txt"
 fi
 
+# A kernel that makes no kprobes (no kprobe PMU, no kprobe_events: this
+# host's CONFIG_KPROBES is off) is known before any program loads: auto
+# goes to the tracepoints with the reason, and --attach kprobe is one
+# line. Where kprobes exist, no probe may claim otherwise.
+if [ -e /sys/bus/event_source/devices/kprobe/type ] ||
+   [ -e /sys/kernel/tracing/kprobe_events ] ||
+   [ -e /sys/kernel/debug/tracing/kprobe_events ]; then
+	check "kprobes exist here: no probe says the kernel makes none" \
+		[ -z "$(j '.probes[] | select(.detail | test("makes no kprobes")) | .name')" ]
+else
+	check "no kprobes here: write_blkdev on tracepoints, and says why" \
+		[ "$(j '.probes[] | select(.name == "write_blkdev") | .mode + " " + (.detail | test("kprobe on blkdev_write_iter: this kernel makes no kprobes") | tostring)')" = "tracepoint true" ]
+	"$BHPROF" stat --attach kprobe --duration 0.1 >/dev/null 2>"$WORK/kp.err"
+	rc=$?
+	check "no kprobes here: --attach kprobe exits 1 with one line ($(head -c 200 "$WORK/kp.err"))" \
+		[ $rc = 1 ] && [ "$(wc -l <"$WORK/kp.err")" = 1 ] &&
+		grep -q -- "--attach=kprobe: this kernel makes no kprobes" "$WORK/kp.err"
+fi
+
 # stat --json carries the same per-probe detail
 "$BHPROF" stat --json --duration 0.2 >"$WORK/s.json" 2>/dev/null
 check "stat --json: the same probes, modes and details as probe --json" \

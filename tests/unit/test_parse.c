@@ -150,10 +150,20 @@ TEST(select_mode_auto)
 {
 	int err;
 
-	CHECK(select_mode(MODE_AUTO, true, true, true, &err) == MODE_FENTRY);
-	CHECK(select_mode(MODE_AUTO, true, false, true, &err) == MODE_KPROBE);
+	CHECK(select_mode(MODE_AUTO, true, true, true, true, &err) ==
+	      MODE_FENTRY);
+	CHECK(select_mode(MODE_AUTO, true, false, true, true, &err) ==
+	      MODE_KPROBE);
 	CHECK(err == 0);
-	CHECK(select_mode(MODE_AUTO, false, true, true, &err) == MODE_NONE);
+	CHECK(select_mode(MODE_AUTO, false, true, true, true, &err) ==
+	      MODE_NONE);
+	CHECK(err == 0);
+	/* a kernel that makes no kprobes goes to the tracepoints at once */
+	CHECK(select_mode(MODE_AUTO, true, false, false, true, &err) ==
+	      MODE_TRACEPOINT);
+	CHECK(err == 0);
+	CHECK(select_mode(MODE_AUTO, true, false, false, false, &err) ==
+	      MODE_NONE);
 	CHECK(err == 0);
 }
 
@@ -161,16 +171,22 @@ TEST(select_mode_forced)
 {
 	int err;
 
-	CHECK(select_mode(MODE_FENTRY, true, false, true, &err) == MODE_NONE);
+	CHECK(select_mode(MODE_FENTRY, true, false, true, true, &err) ==
+	      MODE_NONE);
 	CHECK(err == -EOPNOTSUPP);
-	CHECK(select_mode(MODE_KPROBE, true, true, true, &err) == MODE_KPROBE);
-	CHECK(select_mode(MODE_TRACEPOINT, true, true, true, &err) ==
+	CHECK(select_mode(MODE_KPROBE, true, true, true, true, &err) ==
+	      MODE_KPROBE);
+	CHECK(select_mode(MODE_KPROBE, true, true, false, true, &err) ==
+	      MODE_NONE);
+	CHECK(err == -ENOSYS);
+	CHECK(select_mode(MODE_TRACEPOINT, true, true, true, true, &err) ==
 	      MODE_TRACEPOINT);
-	CHECK(select_mode(MODE_TRACEPOINT, true, true, false, &err) ==
+	CHECK(select_mode(MODE_TRACEPOINT, true, true, true, false, &err) ==
 	      MODE_NONE);
 	CHECK(err == -ENOENT);
 	/* an absent group is not an error in any mode */
-	CHECK(select_mode(MODE_FENTRY, false, false, false, &err) == MODE_NONE);
+	CHECK(select_mode(MODE_FENTRY, false, false, false, false, &err) ==
+	      MODE_NONE);
 	CHECK(err == 0);
 }
 
