@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "output/callers_out.h"
 #include "commands.h"
 #include "gate/gate.h"
 #include "util/outfile.h"
@@ -360,13 +359,8 @@ static const struct path_summary *rule_path(const struct loaded_run *run,
 					    const struct rule *r)
 {
 	static struct path_summary any;
-	const struct summary *s = run->sum;
 
-	if (r->path != RULE_ANY)
-		return &s->path[r->path];
-	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, &any);
-	callers_any(s, &any);
-	return &any;
+	return gate_run_path(run, r->path, &any);
 }
 
 static double rule_value(const struct loaded_run *run, const struct rule *r)

@@ -51,6 +51,15 @@ const char *gate_verdict(const struct judged *j);
 /* the distinct kernel releases of a side's recordings, comma-separated */
 const char *gate_kernels(char *buf, size_t len, const struct side *s);
 
+/* run's summary of path, or of both paths as one (RULE_ANY, with the
+ * whole run's --callers figures) written into *any */
+const struct path_summary *gate_run_path(const struct loaded_run *run,
+					  int path, struct path_summary *any);
+
+/* a rule as JSON members: rule, path, metric, op, limit_pct */
+struct json;
+void gate_rule_json(struct json *js, const struct rule *r);
+
 /* KCIDB: the job's names for itself and for the build it tested */
 struct kcidb_opts {
 	const char *origin;	/* ^[a-z0-9_]+$ */

@@ -10,6 +10,7 @@
 #include "collect/collector.h"
 #include "gate.h"
 #include "util/json.h"
+#include "output/callers_out.h"
 #include "output/output.h"
 
 static const char *pct(char *buf, size_t len, double v)
@@ -170,15 +171,32 @@ static void double_or_null(struct json *js, const char *key, double v)
 		json_null(js, key);
 }
 
+const struct path_summary *gate_run_path(const struct loaded_run *run,
+					  int path, struct path_summary *any)
+{
+	const struct summary *s = run->sum;
+
+	if (path != RULE_ANY)
+		return &s->path[path];
+	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, any);
+	callers_any(s, any);
+	return any;
+}
+
+void gate_rule_json(struct json *js, const struct rule *r)
+{
+	json_str(js, "rule", r->text);
+	json_str(js, "path", rule_path_name(r->path));
+	json_str(js, "metric", r->m->name);
+	json_str(js, "op", r->worse > 0 ? "<=" : ">=");
+	json_double(js, "limit_pct", r->limit * 100);
+}
+
 static void judged_json(struct json *js, const struct gate *g,
 			const struct judged *j)
 {
 	json_obj_open(js, NULL);
-	json_str(js, "rule", j->r->text);
-	json_str(js, "path", rule_path_name(j->r->path));
-	json_str(js, "metric", j->r->m->name);
-	json_str(js, "op", j->r->worse > 0 ? "<=" : ">=");
-	json_double(js, "limit_pct", j->r->limit * 100);
+	gate_rule_json(js, j->r);
 	if (j->skipped) {
 		json_str(js, "verdict", gate_verdict(j));
 		json_str(js, "why", j->skipped);

@@ -13,7 +13,6 @@
 #include <time.h>
 #include "collect/collector.h"
 #include "gate.h"
-#include "output/callers_out.h"
 #include "util/json.h"
 
 #define KCIDB_MAJOR 5
@@ -176,11 +175,7 @@ static const char *rule_status(const struct judged *j)
 static void rule_misc(struct json *js, const struct judged *j)
 {
 	json_obj_open(js, "misc");
-	json_str(js, "rule", j->r->text);
-	json_str(js, "path", rule_path_name(j->r->path));
-	json_str(js, "metric", j->r->m->name);
-	json_str(js, "op", j->r->worse > 0 ? "<=" : ">=");
-	json_double(js, "limit_pct", j->r->limit * 100);
+	gate_rule_json(js, j->r);
 	if (j->skipped) {
 		json_str(js, "why", j->skipped);
 		json_obj_close(js);
@@ -240,26 +235,13 @@ static void rule_test(struct json *js, const struct gate *g,
 
 /* ---- figures: the candidate's median of every one it measured ---- */
 
-/* run's summary of path, or both paths as one (any) into *any */
-static const struct path_summary *run_path(const struct loaded_run *run,
-					   int path, struct path_summary *any)
-{
-	const struct summary *s = run->sum;
-
-	if (path != RULE_ANY)
-		return &s->path[path];
-	path_merge(&s->path[PATH_BH], &s->path[PATH_IOMAP], s->secs, any);
-	callers_any(s, any);
-	return any;
-}
-
 /* did run measure m on path (any: on both paths, as the gate asks)? */
 static bool run_measured(const struct loaded_run *run, const struct metric *m,
 			 int path)
 {
 	const struct run_info *in = recfile_info(run->rec);
 	struct path_summary any;
-	const struct path_summary *p = run_path(run, path, &any);
+	const struct path_summary *p = gate_run_path(run, path, &any);
 
 	if (path != RULE_ANY)
 		return !metric_why(m, in, path, p);
@@ -276,7 +258,7 @@ static bool side_median(const struct side *s, const struct metric *m,
 	for (size_t i = 0; i < s->n; i++) {
 		if (!run_measured(&s->runs[i], m, path))
 			return false;
-		v[i] = m->get(run_path(&s->runs[i], path, &any));
+		v[i] = m->get(gate_run_path(&s->runs[i], path, &any));
 	}
 	*med = stats_median(v, s->n);
 	return true;
