@@ -20,6 +20,7 @@
 #include "model/devices.h"
 #include "kernel.h"
 #include "pathsrc.h"
+#include "refusal.h"
 #include "bhprof.skel.h"
 
 /*
@@ -187,71 +188,10 @@ static struct bpf_program *refused_prog(struct bpf_object *obj)
 	return bpf_object__find_program_by_name(obj, name);
 }
 
-/* the verifier's closing statistics, which say nothing of why */
-static bool verifier_stats_line(const char *line, size_t n)
-{
-	static const char *const stats[] = { "processed ", "verification time",
-					     "stack depth", "insn_stack" };
-
-	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
-		if (n >= strlen(stats[i]) && !strncmp(line, stats[i],
-						      strlen(stats[i])))
-			return true;
-	return false;
-}
-
-/*
- * The verifier's last line that is not a statistic ("R8 invalid mem
- * access 'trusted_ptr_or_null_'"), read backwards from the log's end.
- */
-static bool verifier_word(const char *text, const char *end, char *buf,
-			  size_t len)
-{
-	while (end > text) {
-		const char *line = end;
-
-		while (line > text && line[-1] == '\n')
-			line--;
-		end = line;
-		while (line > text && line[-1] != '\n')
-			line--;
-		if (end == line)
-			return false;
-		if (!verifier_stats_line(line, end - line)) {
-			snprintf(buf, len, "verifier: %.*s", (int)(end - line),
-				 line);
-			return true;
-		}
-		end = line;
-	}
-	return false;
-}
-
-/*
- * The kernel's reason, short: the field CO-RE could not find ("failed to
- * resolve CO-RE relocation <byte_off> [12] struct page.compound_head
- * (0:1 @ offset 8)"), else the verifier's last word, else the error.
- */
+/* The kernel's reason, short (refusal.c). */
 static void refusal_reason(int err, char *buf, size_t len)
 {
-	static const char core[] = "failed to resolve CO-RE relocation ";
-	const char *p = strstr(load_log.text, core), *end, *spec;
-
-	if (p) {
-		p += sizeof(core) - 1;
-		spec = strstr(p, "] ");
-		spec = spec && spec < p + strcspn(p, "\n") ? spec + 2 : p;
-		end = strstr(spec, " (");
-		if (!end || end > spec + strcspn(spec, "\n"))
-			end = spec + strcspn(spec, "\n");
-		snprintf(buf, len, "CO-RE: no %.*s in this kernel's BTF",
-			 (int)(end - spec), spec);
-		return;
-	}
-	end = strstr(load_log.text, "-- END PROG LOAD LOG --");
-	if (end && verifier_word(load_log.text, end, buf, len))
-		return;
-	snprintf(buf, len, "%s", strerror(-err));
+	refusal_text(load_log.text, strerror(-err), buf, len);
 }
 
 /*
