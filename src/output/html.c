@@ -11,6 +11,7 @@
 #include <string.h>
 #include "callers_svg.h"
 #include "html.h"
+#include "rows.h"
 #include "output.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -492,39 +493,12 @@ static void hcell(const struct hrow *h, unsigned int path, enum cell_kind k,
 	fprintf(h->f, "\">%s</td>", why_cell(why));
 }
 
-static void hrow(const struct hrow *h, const char *label, enum cell_kind k,
-		 size_t off, bool u64, enum figure fig, enum sample smp)
+static void hrow(const struct hrow *h, const struct summary_row *r)
 {
-	fprintf(h->f, "<tr><th>%s</th>", label);
-	for (unsigned int p = 0; p < NR_PATHS; p++) {
-		const char *at = (const char *)h->p[p] + off;
-		double v = u64 ? (double)*(const uint64_t *)at :
-				 *(const double *)at;
-
-		hcell(h, p, k, v, fig, smp);
-	}
+	fprintf(h->f, "<tr><th>%s</th>", r->html);
+	for (unsigned int p = 0; p < NR_PATHS; p++)
+		hcell(h, p, r->kind, row_value(r, h->p[p]), r->fig, r->sample);
 	fputs("</tr>\n", h->f);
-}
-
-#define OFF(m) offsetof(struct path_summary, m)
-#define HU(h, label, k, m, fig, smp) hrow(h, label, k, OFF(m), true, fig, smp)
-#define HD(h, label, k, m, fig, smp) hrow(h, label, k, OFF(m), false, fig, smp)
-
-static void read_rows(const struct hrow *h)
-{
-	HU(h, "read calls", C_COUNT, c.read_calls, FIG_READ, SAMPLE_COUNT);
-	HU(h, "read pages", C_COUNT, c.read_pages, FIG_READ_PAGES,
-	   SAMPLE_COUNT);
-	HU(h, "read bios", C_COUNT, c.read_bio_count, FIG_READ_BIOS,
-	   SAMPLE_COUNT);
-	HU(h, "read bio size p50", C_BYTES, read_bio_size.p50, FIG_READ_BIOS,
-	   SAMPLE_READ_BIO);
-	HU(h, "read bh allocations", C_COUNT, c.read_bh_alloc, FIG_READ_BH,
-	   SAMPLE_COUNT);
-	HU(h, "page_mkwrite faults", C_COUNT, c.mkwrite_calls, FIG_MKWRITE,
-	   SAMPLE_COUNT);
-	HU(h, "O_DIRECT fallbacks", C_COUNT, c.dwf_calls, FIG_DWF,
-	   SAMPLE_COUNT);
 }
 
 static void summary_table(FILE *f, const struct loaded_run *run)
@@ -535,38 +509,12 @@ static void summary_table(FILE *f, const struct loaded_run *run)
 
 	fputs("<table id=\"summary\">\n<tr><th></th><th class=\"bh\">bh</th>"
 	      "<th class=\"iomap\">iomap</th></tr>\n", f);
-	HU(&h, "write calls", C_COUNT, c.write_calls, FIG_WRITE, SAMPLE_COUNT);
-	HU(&h, "write bytes", C_BYTES, c.write_bytes, FIG_WRITE, SAMPLE_COUNT);
-	HD(&h, "write MiB/s", C_RATIO, write_mbps, FIG_WRITE, SAMPLE_COUNT);
-	HU(&h, "write latency p50", C_NS, write_lat.p50, FIG_WRITE,
-	   SAMPLE_WRITE);
-	HU(&h, "write latency p99", C_NS, write_lat.p99, FIG_WRITE,
-	   SAMPLE_WRITE);
-	HU(&h, "write latency max", C_NS, write_lat.max, FIG_WRITE,
-	   SAMPLE_WRITE);
-	HU(&h, "writeback pages", C_COUNT, c.wb_pages, FIG_WB_PAGES,
-	   SAMPLE_COUNT);
-	HU(&h, "writeback passes", C_COUNT, c.wb_passes, FIG_PASSES,
-	   SAMPLE_COUNT);
-	HU(&h, "pass latency p99", C_NS, pass_lat.p99, FIG_PASSES,
-	   SAMPLE_PASS);
-	HU(&h, "bios", C_COUNT, c.bio_count, FIG_PATH_BIOS, SAMPLE_COUNT);
-	HD(&h, "bio MiB/s", C_RATIO, bio_mbps, FIG_PATH_BIOS, SAMPLE_COUNT);
-	HU(&h, "bio size p50", C_BYTES, bio_size.p50, FIG_PATH_BIOS,
-	   SAMPLE_BIO);
-	HU(&h, "bio size p99", C_BYTES, bio_size.p99, FIG_PATH_BIOS,
-	   SAMPLE_BIO);
-	HD(&h, "mean bio size", C_BYTES, mean_bio, FIG_PATH_BIOS, SAMPLE_BIO);
-	HU(&h, "bh allocations", C_COUNT, c.bh_alloc, FIG_BH, SAMPLE_COUNT);
-	HD(&h, "bh allocations per MiB", C_RATIO, bh_per_mib, FIG_BH,
-	   SAMPLE_MIB);
-	HD(&h, "bios per MiB", C_RATIO, bios_per_mib, FIG_PATH_BIOS,
-	   SAMPLE_MIB);
-	HD(&h, "bh allocations per write call", C_RATIO, bh_per_call, FIG_BH,
-	   SAMPLE_CALL);
-	HD(&h, "bh allocations per writeback page", C_RATIO, bh_per_page,
-	   FIG_BH, SAMPLE_PAGE);
-	read_rows(&h);
+	for (size_t i = 0; i < nr_summary_rows; i++) {
+		const struct summary_row *r = &summary_rows[i];
+
+		if (r->html)
+			hrow(&h, r);
+	}
 	fputs("</table>\n", f);
 }
 

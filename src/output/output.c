@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "output.h"
+#include "rows.h"
 
 const char *fmt_bytes(char *buf, size_t len, double bytes)
 {
@@ -441,29 +442,6 @@ static void row(const struct trow *t, const char *label, enum cell_kind k,
 		cell(y, sizeof(y), k, b, twhy(t, PATH_IOMAP, f, s)));
 }
 
-#define ROW2(t, label, k, field, f, s) \
-	row(t, label, k, (double)(t)->p[0]->field, (double)(t)->p[1]->field, \
-	    f, s)
-
-static void lat_rows(const struct trow *t, const char *name, size_t off,
-		     enum figure f, enum sample s)
-{
-	static const char *const which[] = { "p50", "p99", "max" };
-	static const size_t at[] = { offsetof(struct dist, p50),
-				     offsetof(struct dist, p99),
-				     offsetof(struct dist, max) };
-	char label[40];
-
-	for (int i = 0; i < 3; i++) {
-		const char *a = (const char *)t->p[0] + off + at[i];
-		const char *b = (const char *)t->p[1] + off + at[i];
-
-		snprintf(label, sizeof(label), "%s %s", name, which[i]);
-		row(t, label, C_NS, (double)*(const uint64_t *)a,
-		    (double)*(const uint64_t *)b, f, s);
-	}
-}
-
 static void size_hist_text(FILE *f, const struct bhp_hist *h, const char *p)
 {
 	uint64_t n = hist_count(h), top = 0;
@@ -529,90 +507,6 @@ static void header_text(FILE *f, const struct run_info *info,
 	fprintf(f, "\n\n" ROW, "", "bh", "iomap");
 }
 
-#define DIST_OFF(m) offsetof(struct path_summary, m)
-
-static void write_rows(const struct trow *t)
-{
-	const struct path_summary *a = t->p[0], *b = t->p[1];
-
-	ROW2(t, "write calls", C_COUNT, c.write_calls, FIG_WRITE, SAMPLE_COUNT);
-	ROW2(t, "write bytes", C_BYTES, c.write_bytes, FIG_WRITE, SAMPLE_COUNT);
-	/* buffered and O_DIRECT together: what the writers achieved */
-	ROW2(t, "written MiB/s", C_RATIO, write_mbps, FIG_WRITE, SAMPLE_COUNT);
-	if (figure_known(t->info, PATH_BH, FIG_WRITE))
-		lat_rows(t, "write lat", DIST_OFF(write_lat), FIG_WRITE,
-			 SAMPLE_WRITE);
-	/* the O_DIRECT block only where there was O_DIRECT */
-	if (a->c.dio_calls || b->c.dio_calls) {
-		ROW2(t, "direct calls", C_COUNT, c.dio_calls, FIG_WRITE,
-		     SAMPLE_COUNT);
-		ROW2(t, "direct bytes", C_BYTES, c.dio_bytes, FIG_WRITE,
-		     SAMPLE_COUNT);
-		lat_rows(t, "direct lat", DIST_OFF(dio_lat), FIG_WRITE,
-			 SAMPLE_DIO);
-	}
-	if (a->c.write_errors || b->c.write_errors)
-		ROW2(t, "write errors", C_COUNT, c.write_errors, FIG_WRITE,
-		     SAMPLE_COUNT);
-}
-
-static void bio_rows(const struct trow *t)
-{
-	ROW2(t, "bios", C_COUNT, c.bio_count, FIG_PATH_BIOS, SAMPLE_COUNT);
-	ROW2(t, "bio bytes", C_BYTES, c.bio_bytes, FIG_PATH_BIOS, SAMPLE_COUNT);
-	ROW2(t, "bio size p50", C_BYTES, bio_size.p50, FIG_PATH_BIOS,
-	     SAMPLE_BIO);
-	ROW2(t, "bio size p99", C_BYTES, bio_size.p99, FIG_PATH_BIOS,
-	     SAMPLE_BIO);
-	ROW2(t, "bio size max", C_BYTES, bio_size.max, FIG_PATH_BIOS,
-	     SAMPLE_BIO);
-}
-
-/* buffer_heads: in all, per MiB written (1 MiB at least), per call */
-static void bh_rows(const struct trow *t)
-{
-	ROW2(t, "bh allocations", C_COUNT, c.bh_alloc, FIG_BH, SAMPLE_COUNT);
-	ROW2(t, "bh per MiB", C_RATIO, bh_per_mib, FIG_BH, SAMPLE_MIB);
-	ROW2(t, "bios per MiB", C_RATIO, bios_per_mib, FIG_PATH_BIOS,
-	     SAMPLE_MIB);
-	ROW2(t, "bh per write call", C_RATIO, bh_per_call, FIG_BH,
-	     SAMPLE_CALL);
-	ROW2(t, "bh per wb page", C_RATIO, bh_per_page, FIG_BH, SAMPLE_PAGE);
-}
-
-/* Reads, page_mkwrite faults and direct-write fallbacks: what the
- * comparison of the paths needs besides write calls and writeback. */
-static void read_rows(const struct trow *t)
-{
-	const struct path_summary *a = t->p[0], *b = t->p[1];
-	bool mk = figure_known(t->info, PATH_BH, FIG_MKWRITE);
-
-	ROW2(t, "read calls", C_COUNT, c.read_calls, FIG_READ, SAMPLE_COUNT);
-	ROW2(t, "read pages", C_COUNT, c.read_pages, FIG_READ_PAGES,
-	     SAMPLE_COUNT);
-	if (figure_known(t->info, PATH_BH, FIG_READ_LAT))
-		lat_rows(t, "read lat", DIST_OFF(read_lat), FIG_READ_LAT,
-			 SAMPLE_READ);
-	ROW2(t, "read bios", C_COUNT, c.read_bio_count, FIG_READ_BIOS,
-	     SAMPLE_COUNT);
-	ROW2(t, "read bio bytes", C_BYTES, c.read_bio_bytes, FIG_READ_BIOS,
-	     SAMPLE_COUNT);
-	ROW2(t, "read bio size p50", C_BYTES, read_bio_size.p50,
-	     FIG_READ_BIOS, SAMPLE_READ_BIO);
-	ROW2(t, "read bio size max", C_BYTES, read_bio_size.max,
-	     FIG_READ_BIOS, SAMPLE_READ_BIO);
-	ROW2(t, "read bh allocations", C_COUNT, c.read_bh_alloc, FIG_READ_BH,
-	     SAMPLE_COUNT);
-	ROW2(t, "mkwrite faults", C_COUNT, c.mkwrite_calls, FIG_MKWRITE,
-	     SAMPLE_COUNT);
-	if (mk && (a->c.mkwrite_calls || b->c.mkwrite_calls))
-		lat_rows(t, "mkwrite lat", DIST_OFF(mkwrite_lat), FIG_MKWRITE,
-			 SAMPLE_MKWRITE);
-	ROW2(t, "direct fallbacks", C_COUNT, c.dwf_calls, FIG_DWF,
-	     SAMPLE_COUNT);
-	ROW2(t, "fallback bytes", C_BYTES, c.dwf_bytes, FIG_DWF, SAMPLE_COUNT);
-}
-
 static void footer_text(FILE *f, const struct run_info *info,
 			const struct summary *s, bool wb_seen)
 {
@@ -645,28 +539,19 @@ void summary_text(FILE *f, const struct run_info *info,
 {
 	const struct trow t = { f, info, { &s->path[PATH_BH],
 					   &s->path[PATH_IOMAP] } };
-	bool wa = figure_known(info, PATH_BH, FIG_WB_CALLS);
-	bool wi = figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
+	bool wb_seen = figure_known(info, PATH_BH, FIG_WB_CALLS) ||
+		       figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
 
 	header_text(f, info, s);
-	write_rows(&t);
-	if (wa || wi)
-		ROW2(&t, "writeback calls", C_COUNT, c.wb_calls, FIG_WB_CALLS,
-		     SAMPLE_COUNT);
-	ROW2(&t, "writeback pages", C_COUNT, c.wb_pages, FIG_WB_PAGES,
-	     SAMPLE_COUNT);
-	if (wa || wi)
-		lat_rows(&t, "writeback lat", DIST_OFF(wb_lat), FIG_WB_CALLS,
-			 SAMPLE_WB);
-	ROW2(&t, "writeback passes", C_COUNT, c.wb_passes, FIG_PASSES,
-	     SAMPLE_COUNT);
-	if (figure_known(info, PATH_BH, FIG_PASSES))
-		lat_rows(&t, "pass lat", DIST_OFF(pass_lat), FIG_PASSES,
-			 SAMPLE_PASS);
-	bio_rows(&t);
-	bh_rows(&t);
-	read_rows(&t);
-	footer_text(f, info, s, wa || wi);
+	for (size_t i = 0; i < nr_summary_rows; i++) {
+		const struct summary_row *r = &summary_rows[i];
+
+		if (!r->text || !row_shows(r, info, t.p[0], t.p[1]))
+			continue;
+		row(&t, r->text, r->kind, row_value(r, t.p[0]),
+		    row_value(r, t.p[1]), r->fig, r->sample);
+	}
+	footer_text(f, info, s, wb_seen);
 	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {
 		size_hist_text(f, &t.p[0]->hist[HIST_BIO_SIZE], "bh");
 		size_hist_text(f, &t.p[1]->hist[HIST_BIO_SIZE], "iomap");

@@ -11,7 +11,8 @@
 #
 # The recordings are real: host-callers.bhp from this kind of machine
 # (tracepoint mode, --callers, ext4 and XFS on loop devices, written,
-# synced, read back); vm-6.12-{bh,nobh}-N.bhp from make gate-demo's
+# synced, read back), host-dio.bhp (ext4: O_DIRECT writes and reads
+# beside buffered ones, the rows only O_DIRECT shows); vm-6.12-{bh,nobh}-N.bhp from make gate-demo's
 # guests (fentry mode, 6.12 with and without buffer heads).
 # Needs no root: it reads files only.
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +56,7 @@ golden() {
 	fi
 }
 
-for r in host-callers vm-6.12-bh-1 vm-6.12-nobh-1; do
+for r in host-callers host-dio vm-6.12-bh-1 vm-6.12-nobh-1; do
 	golden "report.$r.txt" 0 report "$r.bhp"
 	golden "report.$r.json" 0 report --json "$r.bhp"
 	golden "report.$r.csv" 0 report --csv "$r.bhp"
