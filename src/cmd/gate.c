@@ -220,10 +220,10 @@ static int parse_one(struct gate_opts *o, int argc, char **argv, int *i)
 		return *v ? (o->kcidb = v, 0) : bad("%s needs a file", a);
 	if ((v = opt_value(argc, argv, i, "--kcidb-origin")))
 		return kcidb_origin_ok(v) ? (o->kc.origin = v, 0) :
-		       bad("--kcidb-origin '%s': KCIDB wants [a-z0-9_]+", v);
+		       bad("--kcidb-origin '%s': KCIDB wants [a-z0-9_]+, 64 characters at most", v);
 	if ((v = opt_value(argc, argv, i, "--kcidb-build-id")))
 		return kcidb_id_ok(v) ? (o->kc.build_id = v, 0) :
-		       bad("--kcidb-build-id '%s': KCIDB wants ORIGIN:ID, ORIGIN of [a-z0-9_]+", v);
+		       bad("--kcidb-build-id '%s': KCIDB wants ORIGIN:ID, ORIGIN of [a-z0-9_]+, 256 characters at most", v);
 	if (a[0] == '-')
 		return bad("unknown or incomplete option '%s'", a);
 	return bad("'%s' is not an option: recordings follow --baseline or --candidate", a);

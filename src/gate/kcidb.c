@@ -17,34 +17,39 @@
 
 #define KCIDB_MAJOR 5
 #define KCIDB_MINOR 3
+/* an origin's and a build id's length, and room for a test's id */
+#define KCIDB_MAX_ORIGIN 64
+#define KCIDB_MAX_ID 256
+#define TEST_ID_LEN (KCIDB_MAX_ORIGIN + KCIDB_MAX_ID + 256)
 
-/* the schema's origin pattern: ^[a-z0-9_]+$ */
+static bool origin_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* the schema's origin pattern: ^[a-z0-9_]+$, and short */
 bool kcidb_origin_ok(const char *s)
 {
-	if (!*s)
+	if (!*s || strlen(s) > KCIDB_MAX_ORIGIN)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_'))
+		if (!origin_char(*s))
 			return false;
 	return true;
 }
 
-/* an object id: ORIGIN:ANYTHING, ORIGIN as above (argv has no NUL) */
+/* an object id: ORIGIN:ANYTHING, ORIGIN as above (argv has no NUL), short
+ * enough that the tests' ids made from it stay whole */
 bool kcidb_id_ok(const char *s)
 {
 	const char *colon = strchr(s, ':');
-	char origin[64];
-	size_t n;
 
-	if (!colon || colon == s)
+	if (!colon || colon == s || strlen(s) > KCIDB_MAX_ID)
 		return false;
-	n = colon - s;
-	if (n >= sizeof(origin))
-		return false;
-	memcpy(origin, s, n);
-	origin[n] = 0;
-	return kcidb_origin_ok(origin);
+	for (; s < colon; s++)
+		if (!origin_char(*s))
+			return false;
+	return true;
 }
 
 /* A path segment of [a-zA-Z0-9_-]: anything else becomes '_'. */
@@ -55,8 +60,7 @@ static void segment(char *dst, size_t len, const char *src)
 	for (; *src && i + 1 < len; src++) {
 		char c = *src;
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-			  c == '.';
+			  (c >= '0' && c <= '9') || c == '_' || c == '-';
 
 		dst[i++] = ok ? c : '_';
 	}
@@ -113,7 +117,7 @@ static void test_head(struct json *js, const struct gate *g,
 		      const struct kcidb_opts *k, const char *path,
 		      const char *status, const char *start)
 {
-	char id[512], a[300], b[300], both[620];
+	char id[TEST_ID_LEN], a[300], b[300], both[620];
 
 	snprintf(id, sizeof(id), "%s:%s/%s", k->origin, k->build_id, path);
 	json_obj_open(js, NULL);
@@ -137,6 +141,9 @@ static void test_head(struct json *js, const struct gate *g,
  */
 static void number(struct json *js, enum metric_unit u, double v)
 {
+	/* KCIDB has no null: no number rather than none */
+	if (!isfinite(v))
+		return;
 	json_obj_open(js, "number");
 	switch (u) {
 	case U_BYTES:
@@ -288,7 +295,7 @@ static int figure_test(struct json *js, const struct gate *g,
 		free(va);
 		return -1;
 	}
-	if (!side_median(&g->cand, m, path, v, &med))
+	if (!side_median(&g->cand, m, path, v, &med) || !isfinite(med))
 		goto out;
 	base = side_median(&g->base, m, path, va, &med_a);
 	snprintf(tpath, sizeof(tpath), "bhprof.figures.%s.%s",

@@ -130,6 +130,8 @@ expect_bad "an origin KCIDB refuses" "KCIDB wants" --kcidb "$WORK/bad.json" \
 	--kcidb-origin My-Lab --kcidb-build-id maestro:1
 expect_bad "a build id without origin" "ORIGIN:ID" --kcidb "$WORK/bad.json" \
 	--kcidb-origin lab --kcidb-build-id 6912a0c4
+expect_bad "a build id too long to make whole test ids" "256 characters at most" \
+	--kcidb "$WORK/bad.json" --kcidb-origin lab --kcidb-build-id "maestro:$(printf 'a%.0s' {1..300})"
 expect_bad "names without --kcidb" "go with --kcidb" --kcidb-origin lab
 expect_bad "a report in a missing folder" "nowhere" --kcidb "$WORK/nowhere/bad.json" "${K[@]}"
 finish
