@@ -17,6 +17,15 @@
 
 #define KCIDB_MAJOR 5
 #define KCIDB_MINOR 3
+/* what every test of one report shares, made once */
+struct kcidb_ctx {
+	struct json js;
+	const struct gate *g;
+	const struct kcidb_opts *k;
+	char start[32];		/* RFC 3339 */
+	char env[620];		/* both sides, as environment.comment */
+};
+
 /* an origin's and a build id's length, and room for a test's id */
 #define KCIDB_MAX_ORIGIN 64
 #define KCIDB_MAX_ID 256
@@ -113,25 +122,23 @@ static void side_text(char *buf, size_t len, const struct side *s)
 
 /* the fields every test of the report has; KCIDB keeps no environment
  * for a report, so each test names both sides */
-static void test_head(struct json *js, const struct gate *g,
-		      const struct kcidb_opts *k, const char *path,
-		      const char *status, const char *start)
+static void test_head(struct kcidb_ctx *c, const char *path,
+		      const char *status)
 {
-	char id[TEST_ID_LEN], a[300], b[300], both[620];
+	struct json *js = &c->js;
+	char id[TEST_ID_LEN];
 
-	snprintf(id, sizeof(id), "%s:%s/%s", k->origin, k->build_id, path);
+	snprintf(id, sizeof(id), "%s:%s/%s", c->k->origin, c->k->build_id,
+		 path);
 	json_obj_open(js, NULL);
 	json_str(js, "id", id);
-	json_str(js, "build_id", k->build_id);
-	json_str(js, "origin", k->origin);
+	json_str(js, "build_id", c->k->build_id);
+	json_str(js, "origin", c->k->origin);
 	json_str(js, "path", path);
 	json_str(js, "status", status);
-	json_str(js, "start_time", start);
-	side_text(a, sizeof(a), &g->base);
-	side_text(b, sizeof(b), &g->cand);
-	snprintf(both, sizeof(both), "%s; %s", a, b);
+	json_str(js, "start_time", c->start);
 	json_obj_open(js, "environment");
-	json_str(js, "comment", both);
+	json_str(js, "comment", c->env);
 	json_obj_close(js);
 }
 
@@ -212,14 +219,12 @@ static void rule_misc(struct json *js, const struct judged *j)
  * the change in "number": relative, in %, or, from a zero baseline, the
  * absolute change in the figure's unit.
  */
-static void rule_test(struct json *js, const struct gate *g,
-		      const struct kcidb_opts *k, const struct judged *j,
-		      const char *start)
+static void rule_test(struct kcidb_ctx *c, const struct judged *j)
 {
+	struct json *js = &c->js;
 	char path[256], line[600], detail[400];
 
-	test_head(js, g, k, rule_test_path(path, sizeof(path), j->r),
-		  rule_status(j), start);
+	test_head(c, rule_test_path(path, sizeof(path), j->r), rule_status(j));
 	if (j->skipped)
 		snprintf(line, sizeof(line), "%s: %s: %s", j->r->text,
 			 gate_verdict(j), j->skipped);
@@ -242,13 +247,12 @@ static void rule_test(struct json *js, const struct gate *g,
 
 /* ---- figures: the candidate's median of every one it measured ---- */
 
-/* did run measure m on path (any: on both paths, as the gate asks)? */
+/* did run measure m on p, its path (any: on both paths, as the gate
+ * asks)? */
 static bool run_measured(const struct loaded_run *run, const struct metric *m,
-			 int path)
+			 int path, const struct path_summary *p)
 {
 	const struct run_info *in = recfile_info(run->rec);
-	struct path_summary any;
-	const struct path_summary *p = gate_run_path(run, path, &any);
 
 	if (path != RULE_ANY)
 		return !metric_why(m, in, path, p);
@@ -263,9 +267,12 @@ static bool side_median(const struct side *s, const struct metric *m,
 	struct path_summary any;
 
 	for (size_t i = 0; i < s->n; i++) {
-		if (!run_measured(&s->runs[i], m, path))
+		const struct path_summary *p =
+			gate_run_path(&s->runs[i], path, &any);
+
+		if (!run_measured(&s->runs[i], m, path, p))
 			return false;
-		v[i] = m->get(gate_run_path(&s->runs[i], path, &any));
+		v[i] = m->get(p);
 	}
 	*med = stats_median(v, s->n);
 	return true;
@@ -280,10 +287,11 @@ static void values(struct json *js, const char *key, const double *v,
 	json_arr_close(js);
 }
 
-static int figure_test(struct json *js, const struct gate *g,
-		       const struct kcidb_opts *k, const struct metric *m,
-		       int path, const char *start)
+static int figure_test(struct kcidb_ctx *c, const struct metric *m,
+		       int path)
 {
+	const struct gate *g = c->g;
+	struct json *js = &c->js;
 	size_t n = g->base.n > g->cand.n ? g->base.n : g->cand.n;
 	double *v = calloc(n, sizeof(*v)), *va = calloc(n, sizeof(*va));
 	double med, med_a;
@@ -300,7 +308,7 @@ static int figure_test(struct json *js, const struct gate *g,
 	base = side_median(&g->base, m, path, va, &med_a);
 	snprintf(tpath, sizeof(tpath), "bhprof.figures.%s.%s",
 		 rule_path_name(path), m->name);
-	test_head(js, g, k, tpath, "DONE", start);
+	test_head(c, tpath, "DONE");
 	snprintf(line, sizeof(line), "%s %s: candidate median %s over %zu "
 		 "recording%s", rule_path_name(path), m->label,
 		 metric_fmt(t, sizeof(t), m->unit, med), g->cand.n,
@@ -326,32 +334,36 @@ out:
 int gate_kcidb(FILE *f, const struct gate *g, const struct kcidb_opts *k)
 {
 	static const int paths[] = { PATH_BH, PATH_IOMAP };
-	char start[32];
-	struct json js;
+	struct kcidb_ctx c = { .g = g, .k = k };
+	struct json *js = &c.js;
+	char a[300], b[300];
 	int err = 0;
 
-	now_rfc3339(start, sizeof(start));
-	json_init(&js, f, true);
-	json_obj_open(&js, NULL);
-	json_obj_open(&js, "version");
-	json_u64(&js, "major", KCIDB_MAJOR);
-	json_u64(&js, "minor", KCIDB_MINOR);
-	json_obj_close(&js);
-	json_arr_open(&js, "tests");
+	now_rfc3339(c.start, sizeof(c.start));
+	side_text(a, sizeof(a), &g->base);
+	side_text(b, sizeof(b), &g->cand);
+	snprintf(c.env, sizeof(c.env), "%s; %s", a, b);
+	json_init(js, f, true);
+	json_obj_open(js, NULL);
+	json_obj_open(js, "version");
+	json_u64(js, "major", KCIDB_MAJOR);
+	json_u64(js, "minor", KCIDB_MINOR);
+	json_obj_close(js);
+	json_arr_open(js, "tests");
 	for (size_t i = 0; i < g->nr; i++)
-		rule_test(&js, g, k, &g->j[i], start);
+		rule_test(&c, &g->j[i]);
 	for (size_t i = 0; i < nr_metrics && !err; i++) {
 		const struct metric *m = &metrics[i];
 
 		if (metric_any_only(m)) {
-			err = figure_test(&js, g, k, m, RULE_ANY, start);
+			err = figure_test(&c, m, RULE_ANY);
 			continue;
 		}
 		for (size_t p = 0; p < 2 && !err; p++)
-			err = figure_test(&js, g, k, m, paths[p], start);
+			err = figure_test(&c, m, paths[p]);
 	}
-	json_arr_close(&js);
-	json_obj_close(&js);
-	json_end(&js);
+	json_arr_close(js);
+	json_obj_close(js);
+	json_end(js);
 	return err;
 }

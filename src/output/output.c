@@ -539,8 +539,7 @@ void summary_text(FILE *f, const struct run_info *info,
 {
 	const struct trow t = { f, info, { &s->path[PATH_BH],
 					   &s->path[PATH_IOMAP] } };
-	bool wb_seen = figure_known(info, PATH_BH, FIG_WB_CALLS) ||
-		       figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
+	bool wb_seen = wb_calls_seen(info);
 
 	header_text(f, info, s);
 	for (size_t i = 0; i < nr_summary_rows; i++) {

@@ -108,6 +108,12 @@ double row_value(const struct summary_row *r, const struct path_summary *p)
 	return r->u64 ? (double)*(const uint64_t *)at : *(const double *)at;
 }
 
+bool wb_calls_seen(const struct run_info *info)
+{
+	return figure_known(info, PATH_BH, FIG_WB_CALLS) ||
+	       figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
+}
+
 bool row_shows(const struct summary_row *r, const struct run_info *info,
 	       const struct path_summary *a, const struct path_summary *b)
 {
@@ -119,8 +125,7 @@ bool row_shows(const struct summary_row *r, const struct run_info *info,
 	case RW_ERRORS:
 		return a->c.write_errors || b->c.write_errors;
 	case RW_WB_CALLS:
-		return figure_known(info, PATH_BH, FIG_WB_CALLS) ||
-		       figure_known(info, PATH_IOMAP, FIG_WB_CALLS);
+		return wb_calls_seen(info);
 	case RW_MKWRITE:
 		return figure_known(info, PATH_BH, FIG_MKWRITE) &&
 		       (a->c.mkwrite_calls || b->c.mkwrite_calls);

@@ -31,6 +31,8 @@ struct summary_row {
 extern const struct summary_row summary_rows[];
 extern const size_t nr_summary_rows;
 
+/* does either path's mode see writeback calls? */
+bool wb_calls_seen(const struct run_info *info);
 double row_value(const struct summary_row *r, const struct path_summary *p);
 /* does r show in the text table of paths a (bh) and b (iomap)? */
 bool row_shows(const struct summary_row *r, const struct run_info *info,
