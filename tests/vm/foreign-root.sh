@@ -19,6 +19,13 @@ root=$BUILD_DIR/root-$arch
 pkgs="busybox-static xfsprogs e2fsprogs exfatprogs libc6 libblkid1 libuuid1
       libinih1 liburcu8 libext2fs2 libcom-err2"
 
+# Two guests of one architecture may build their initramfs at once: one
+# makes the tree while the other waits, then finds it complete (without
+# the lock, the second removed the first's downloads mid-unpack)
+mkdir -p "$BUILD_DIR"
+exec 9>"$root.lock"
+flock 9
+
 # a tree unpacked from another package list is made again
 if [ -f "$root/.complete" ] && [ "$(cat "$root/.complete")" = "$(echo $pkgs)" ]; then
 	echo "$root"
