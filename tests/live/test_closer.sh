@@ -12,13 +12,18 @@ need_root closer
 command -v bpftool >/dev/null || { bad "closer: bpftool not installed"; finish; }
 command -v jq >/dev/null || { bad "closer: jq not installed"; finish; }
 
-# bhprof's programs on the machine (the suites run one at a time)
-progs() {
+# bhprof's programs on the machine, by id: an earlier suite's programs
+# may still wait for the kernel's grace period and go while this runs,
+# so the test follows the ids that are new, not a count
+prog_ids() {
 	bpftool prog show --json 2>/dev/null |
-		jq '[.[] | select(.name | test("^(tp|fe|fx|kp|kr)_"))] | length'
+		jq -r '.[] | select(.name | test("^(tp|fe|fx|kp|kr)_")) | .id' | sort
 }
+# how many programs there are now that were not there before
+progs() { comm -13 "$WORK/base.ids" <(prog_ids) | wc -l; }
 closers_done || { bad "closer: an earlier closer is still there after 10 s"; finish; }
-base=$(progs)
+prog_ids >"$WORK/base.ids"
+base=0
 
 # the closer holds on for 3 s (a test knob) so that what it keeps can
 # be looked at; it closes them as soon as it can otherwise
@@ -29,13 +34,14 @@ held=$(progs)
 pids=$(pgrep -x bhprof-closer)
 whole=$([ $rc = 0 ] && jq -e '.paths.bh.write and .paths.iomap.write' "$WORK/s.json" >/dev/null && echo y)
 check "stat: exit 0, a whole summary (rc $rc)" [ "$whole" = y ]
-check "after bhprof's exit the closer holds its programs ($base before, $held held)" \
+check "after bhprof's exit the closer holds its programs ($held held)" \
 	[ "$held" -gt "$base" ]
 # the programs on tracepoints' perf events run while the events are
 # there; those the closer keeps are the syscall stand-ins, told that no
 # syscall is watched: they count nothing more
-kept=$(bpftool prog show --json 2>/dev/null |
-	jq -r '[.[] | select(.name | test("^(tp|fe|fx|kp|kr)_")) | .name] | unique | join(" ")')
+kept=$(bpftool prog show --json 2>/dev/null | jq -r --rawfile old "$WORK/base.ids" \
+	'($old | split("\n")) as $o | [.[] | select(.name | test("^(tp|fe|fx|kp|kr)_")) |
+	 select((.id | tostring) as $i | $o | index($i) | not) | .name] | unique | join(" ")')
 check "... only the syscall stand-ins, which count nothing more ($kept)" \
 	[ -z "$(tr ' ' '\n' <<<"$kept" | grep -v '^tp_sysev_\|^tp_sys_\|^tp_write_\|^tp_read_\|^tp_sync_')" ]
 n=0
@@ -55,6 +61,6 @@ check "a closer holds perf events and links alone${kinds:+ (also:$kinds)}" [ -z 
 check "the closer is gone within 10 s" closers_done
 # the kernel frees a program a grace period after its last reference
 for i in $(seq 50); do [ "$(progs)" = "$base" ] && break; sleep 0.1; done
-check "then bhprof's programs are gone ($base before, $(progs) after)" \
+check "then bhprof's programs are gone ($(progs) left)" \
 	[ "$(progs)" = "$base" ]
 finish
