@@ -145,7 +145,7 @@ deps:
 clean:
 	rm -rf .output bhprof
 
-.PHONY: all static vmlinux install deps clean check unit live vm gate-demo fuzz bench faults
+.PHONY: all static vmlinux install deps clean check unit live vm gate-demo fuzz bench bench-vm faults
 
 # ---- tests ----
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -200,6 +200,11 @@ $(OUTPUT)/floor: bench/floor.c | $(OUTPUT)
 bench: $(OUTPUT)/bench_recfile $(OUTPUT)/floor bhprof
 	$(OUTPUT)/bench_recfile 24
 	FLOOR=$(OUTPUT)/floor bench/compare.sh
+
+# each attach mode's cost in the guest's instructions per write, under
+# QEMU's instruction counting (tests/vm/bench-vm.sh); not in make check
+bench-vm: static
+	BHPROF_BIN=$(OUTPUT)/bhprof-static tests/vm/bench-vm.sh
 
 # Test-only builds of bhprof whose BPF object has one probe group (or
 # all) refuse to load, as a renamed kernel field would (compat.bpf.h's

@@ -74,8 +74,11 @@ trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null' INT TERM HUP
 # we take it for a vCPU running a stale translation of the breakpoint.
 # Two guests run at once on two cores, so a thread each costs the
 # matrix little.
+# VM_ICOUNT=1 (make bench-vm): the guest's clock counts instructions
+icount=()
+[ "${VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
 timeout --kill-after=10 "$tmo" "$qemu" \
-	-accel "tcg,thread=${VM_TCG_THREAD:-single}" -nodefaults -no-reboot -display none \
+	-accel "tcg,thread=${VM_TCG_THREAD:-single}" "${icount[@]}" -nodefaults -no-reboot -display none \
 	"${machine[@]}" -smp "${VM_SMP:-2}" -m "${VM_MEM:-1024}" \
 	-kernel "$img" -initrd "$out/initramfs.cpio" -append "$append" \
 	-serial "file:$out/console.log" -monitor none \
