@@ -25,7 +25,7 @@ static double rel_pct(double a, double b)
 /* why run has no value for m on path: a lost group, an attach mode
  * that cannot see it, or nothing on the path to measure */
 static const char *run_why(const struct loaded_run *run, unsigned int path,
-			   const struct metric *m)
+			   const struct figure_def *m)
 {
 	return metric_why(m, recfile_info(run->rec), path,
 			  &run->sum->path[path]);
@@ -33,7 +33,7 @@ static const char *run_why(const struct loaded_run *run, unsigned int path,
 
 /* Both runs must know a figure for a change to mean anything. */
 static bool both_known(const struct loaded_run *a, const struct loaded_run *b,
-		       unsigned int path, const struct metric *m)
+		       unsigned int path, const struct figure_def *m)
 {
 	return !run_why(a, path, m) && !run_why(b, path, m);
 }
@@ -50,13 +50,13 @@ static void diff_text(FILE *f, const struct loaded_run *a,
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		fprintf(f, "\n%-18s %14s %14s %14s %9s\n", path_name(p), "A", "B",
 			"B - A", "change");
-		for (size_t i = 0; i < nr_metrics; i++) {
-			const struct metric *m = &metrics[i];
-			double va = m->get(&a->sum->path[p]);
-			double vb = m->get(&b->sum->path[p]);
+		for (size_t i = 0; i < nr_figure_defs; i++) {
+			const struct figure_def *m = &figure_defs[i];
+			double va = figure_value(m, &a->sum->path[p]);
+			double vb = figure_value(m, &b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
-			if (!m->key)
+			if (!m->diff)
 				continue;
 			if (!both_known(a, b, p, m)) {
 				/* each side's value, or why it has none:
@@ -107,13 +107,13 @@ static void run_json(struct json *j, const char *key,
 /* each side's value or null, and why, where either side lacks it */
 static void unknown_json(struct json *j, const struct loaded_run *a,
 			 const struct loaded_run *b, unsigned int p,
-			 const struct metric *m)
+			 const struct figure_def *m)
 {
 	struct json_whys w = { 0 };
 
-	json_double_why(j, &w, "a", m->get(&a->sum->path[p]),
+	json_double_why(j, &w, "a", figure_value(m, &a->sum->path[p]),
 			why_text(run_why(a, p, m)));
-	json_double_why(j, &w, "b", m->get(&b->sum->path[p]),
+	json_double_why(j, &w, "b", figure_value(m, &b->sum->path[p]),
 			why_text(run_why(b, p, m)));
 	json_null(j, "abs");
 	json_null(j, "rel_pct");
@@ -132,18 +132,18 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 	json_obj_open(&j, "paths");
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
 		json_obj_open(&j, path_name(p));
-		for (size_t i = 0; i < nr_metrics; i++) {
-			const struct metric *m = &metrics[i];
-			double va = m->get(&a->sum->path[p]);
-			double vb = m->get(&b->sum->path[p]);
+		for (size_t i = 0; i < nr_figure_defs; i++) {
+			const struct figure_def *m = &figure_defs[i];
+			double va = figure_value(m, &a->sum->path[p]);
+			double vb = figure_value(m, &b->sum->path[p]);
 			double rp = rel_pct(va, vb);
 
-			if (!m->key)
+			if (!m->diff)
 				continue;
-			json_obj_open(&j, m->key);
+			json_obj_open(&j, m->diff);
 			if (!both_known(a, b, p, m)) {
 				unknown_json(&j, a, b, p, m);
-			} else if (m->whole) {
+			} else if (figure_whole(m)) {
 				json_u64(&j, "a", (uint64_t)va);
 				json_u64(&j, "b", (uint64_t)vb);
 				json_i64(&j, "abs", (int64_t)vb - (int64_t)va);

@@ -103,9 +103,13 @@ static void gate_usage(FILE *f)
 "buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
 "(lower is worse). METRIC (bh.*: figures of the whole run, any. only;\n"
 "all but bh.outside_per_mib need recordings made with --callers):\n");
-	for (size_t i = 0; i < nr_metrics; i++)
-		fprintf(f, "%s%s", i % 4 ? " " : i ? "\n  " : "  ",
-			metrics[i].name);
+	for (size_t i = 0, n = 0; i < nr_figure_defs; i++) {
+		if (!figure_defs[i].name)
+			continue;
+		fprintf(f, "%s%s", n % 4 ? " " : n ? "\n  " : "  ",
+			figure_defs[i].name);
+		n++;
+	}
 	fprintf(f,
 "\n\nWithout rules, these apply (a rule on a figure the recordings could not\n"
 "measure, like writeback latency in tracepoint mode, is skipped there; a\n"
@@ -365,7 +369,7 @@ static const struct path_summary *rule_path(const struct loaded_run *run,
 
 static double rule_value(const struct loaded_run *run, const struct rule *r)
 {
-	return r->m->get(rule_path(run, r));
+	return figure_value(r->m, rule_path(run, r));
 }
 
 /* why a recording has nothing for the rule to judge: its path saw no

@@ -146,7 +146,7 @@ static void test_head(struct kcidb_ctx *c, const char *path,
  * A bhprof unit in KCIDB's terms: a unit symbol without prefix, the
  * value scaled to it, and the kind of prefix a dashboard may add.
  */
-static void number(struct json *js, enum metric_unit u, double v)
+static void number(struct json *js, enum figure_unit u, double v)
 {
 	/* KCIDB has no null: no number rather than none */
 	if (!isfinite(v))
@@ -249,7 +249,7 @@ static void rule_test(struct kcidb_ctx *c, const struct judged *j)
 
 /* did run measure m on p, its path (any: on both paths, as the gate
  * asks)? */
-static bool run_measured(const struct loaded_run *run, const struct metric *m,
+static bool run_measured(const struct loaded_run *run, const struct figure_def *m,
 			 int path, const struct path_summary *p)
 {
 	const struct run_info *in = recfile_info(run->rec);
@@ -261,7 +261,7 @@ static bool run_measured(const struct loaded_run *run, const struct metric *m,
 
 /* the median of m on path over side's recordings; false if one of them
  * did not measure it */
-static bool side_median(const struct side *s, const struct metric *m,
+static bool side_median(const struct side *s, const struct figure_def *m,
 			int path, double *v, double *med)
 {
 	struct path_summary any;
@@ -272,7 +272,7 @@ static bool side_median(const struct side *s, const struct metric *m,
 
 		if (!run_measured(&s->runs[i], m, path, p))
 			return false;
-		v[i] = m->get(p);
+		v[i] = figure_value(m, p);
 	}
 	*med = stats_median(v, s->n);
 	return true;
@@ -287,7 +287,7 @@ static void values(struct json *js, const char *key, const double *v,
 	json_arr_close(js);
 }
 
-static int figure_test(struct kcidb_ctx *c, const struct metric *m,
+static int figure_test(struct kcidb_ctx *c, const struct figure_def *m,
 		       int path)
 {
 	const struct gate *g = c->g;
@@ -352,10 +352,12 @@ int gate_kcidb(FILE *f, const struct gate *g, const struct kcidb_opts *k)
 	json_arr_open(js, "tests");
 	for (size_t i = 0; i < g->nr; i++)
 		rule_test(&c, &g->j[i]);
-	for (size_t i = 0; i < nr_metrics && !err; i++) {
-		const struct metric *m = &metrics[i];
+	for (size_t i = 0; i < nr_figure_defs && !err; i++) {
+		const struct figure_def *m = &figure_defs[i];
 
-		if (metric_any_only(m)) {
+		if (!m->name)
+			continue;
+		if (figure_any_only(m)) {
 			err = figure_test(&c, m, RULE_ANY);
 			continue;
 		}

@@ -42,7 +42,7 @@ static int parse_path(const char **s, unsigned int *path)
 	return -1;
 }
 
-static int parse_metric(const char **s, const struct metric **m)
+static int parse_metric(const char **s, const struct figure_def **m)
 {
 	char name[48];
 	size_t n = strcspn(*s, " \t<>=");
@@ -51,7 +51,7 @@ static int parse_metric(const char **s, const struct metric **m)
 		return -1;
 	memcpy(name, *s, n);
 	name[n] = 0;
-	*m = metric_find(name);
+	*m = figure_find(name);
 	*s += n;
 	return *m ? 0 : -1;
 }
@@ -90,7 +90,7 @@ int rule_parse(const char *s, struct rule *r, char *err, size_t len)
 		snprintf(err, len, "rule '%.60s': unknown metric (bhprof gate --help lists them)", s);
 		return -1;
 	}
-	if (metric_any_only(r->m) && r->path != RULE_ANY) {
+	if (figure_any_only(r->m) && r->path != RULE_ANY) {
 		snprintf(err, len, "rule '%.60s': %s is a figure of the whole run: any. only", s, r->m->name);
 		return -1;
 	}

@@ -16,7 +16,7 @@
 struct rule {
 	char text[96];		/* as written, tidied */
 	unsigned int path;	/* PATH_BH, PATH_IOMAP or RULE_ANY */
-	const struct metric *m;
+	const struct figure_def *m;
 	int worse;		/* +1: "<=", higher is worse; -1: ">=" */
 	double limit;		/* a fraction: +10% is 0.10 */
 };

@@ -11,7 +11,6 @@
 #include <string.h>
 #include "callers_svg.h"
 #include "html.h"
-#include "rows.h"
 #include "output.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -338,7 +337,7 @@ static void bh_chart(FILE *f, const struct loaded_run *run)
 				H - MB - py(&c, v), path_color[p]);
 		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s",
 			x + slot * 0.2, py(&c, v) - 6,
-			cell(val, sizeof(val), C_RATIO, v, why));
+			cell(val, sizeof(val), U_RATIO, v, why));
 		if (why) {
 			fputs("<title>", f);
 			markup_esc(f, why_text(why));
@@ -478,7 +477,7 @@ struct hrow {
 	const struct path_summary *p[NR_PATHS];
 };
 
-static void hcell(const struct hrow *h, unsigned int path, enum cell_kind k,
+static void hcell(const struct hrow *h, unsigned int path, enum figure_unit k,
 		  double v, enum figure fig, enum sample smp)
 {
 	const char *why = path_figure_why(h->in, path, h->p[path], fig, smp);
@@ -493,11 +492,12 @@ static void hcell(const struct hrow *h, unsigned int path, enum cell_kind k,
 	fprintf(h->f, "\">%s</td>", why_cell(why));
 }
 
-static void hrow(const struct hrow *h, const struct summary_row *r)
+static void hrow(const struct hrow *h, const struct figure_def *d)
 {
-	fprintf(h->f, "<tr><th>%s</th>", r->html);
+	fprintf(h->f, "<tr><th>%s</th>", d->html);
 	for (unsigned int p = 0; p < NR_PATHS; p++)
-		hcell(h, p, r->kind, row_value(r, h->p[p]), r->fig, r->sample);
+		hcell(h, p, d->unit, figure_value(d, h->p[p]), d->fig,
+		      d->sample);
 	fputs("</tr>\n", h->f);
 }
 
@@ -509,12 +509,9 @@ static void summary_table(FILE *f, const struct loaded_run *run)
 
 	fputs("<table id=\"summary\">\n<tr><th></th><th class=\"bh\">bh</th>"
 	      "<th class=\"iomap\">iomap</th></tr>\n", f);
-	for (size_t i = 0; i < nr_summary_rows; i++) {
-		const struct summary_row *r = &summary_rows[i];
-
-		if (r->html)
-			hrow(&h, r);
-	}
+	for (size_t i = 0; i < nr_figure_defs; i++)
+		if (figure_defs[i].html)
+			hrow(&h, &figure_defs[i]);
 	fputs("</table>\n", f);
 }
 

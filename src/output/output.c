@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <string.h>
 #include "output.h"
-#include "rows.h"
 
 const char *fmt_bytes(char *buf, size_t len, double bytes)
 {
@@ -92,122 +91,59 @@ static void dist_why(const struct jctx *c, const char *key,
 	json_obj_close(j);
 }
 
-/* one path's figures and why each unknown one is */
-struct pctx {
-	const struct run_info *info;
-	const struct path_summary *p;
-	unsigned int path;
-};
-
-static const char *pwhy(const struct pctx *x, enum figure f, enum sample s)
+/* the figure d of a path in its JSON object, or null and why */
+static void figure_json(const struct jctx *c, const struct figure_def *d,
+			const struct path_summary *p, const char *key,
+			const char *why)
 {
-	return path_figure_why(x->info, x->path, x->p, f, s);
+	const char *at = (const char *)p + d->off;
+
+	switch (d->type) {
+	case FT_DIST:
+		dist_why(c, key, (const struct dist *)at, why);
+		break;
+	case FT_U64:
+		/* every digit: a double would round past 2^53 */
+		u64_why(c, key, *(const uint64_t *)at, why);
+		break;
+	default:
+		double_why(c, key, figure_value(d, p), why);
+	}
 }
 
-static void write_json(const struct jctx *pc, const struct pctx *x)
-{
-	const struct path_summary *p = x->p;
-	const char *k = pwhy(x, FIG_WRITE, SAMPLE_COUNT);
-	struct jctx c = { pc->j, pc->w, "write" };
-
-	json_obj_open(c.j, c.obj);
-	u64_why(&c, "calls", p->c.write_calls, k);
-	u64_why(&c, "bytes", p->c.write_bytes, k);
-	u64_why(&c, "errors", p->c.write_errors, k);
-	double_why(&c, "mb_per_s", p->write_mbps, k);
-	dist_why(&c, "lat_ns", &p->write_lat, pwhy(x, FIG_WRITE, SAMPLE_WRITE));
-	json_obj_close(c.j);
-	c.obj = "direct";
-	json_obj_open(c.j, c.obj);
-	u64_why(&c, "calls", p->c.dio_calls, k);
-	u64_why(&c, "bytes", p->c.dio_bytes, k);
-	dist_why(&c, "lat_ns", &p->dio_lat, pwhy(x, FIG_WRITE, SAMPLE_DIO));
-	json_obj_close(c.j);
-}
-
-/* bios of one direction: count, bytes, rate and sizes */
-static void bio_json(const struct jctx *pc, const char *key, uint64_t count,
-		     uint64_t bytes, double mbps, const struct dist *size,
-		     const char *why, const char *size_why)
-{
-	struct jctx c = { pc->j, pc->w, key };
-
-	json_obj_open(c.j, key);
-	u64_why(&c, "count", count, why);
-	u64_why(&c, "bytes", bytes, why);
-	double_why(&c, "mb_per_s", mbps, why);
-	dist_why(&c, "size_bytes", size, size_why);
-	json_obj_close(c.j);
-}
-
-/* reads, page_mkwrite faults and direct-write fallbacks */
-static void read_json(const struct jctx *pc, const struct pctx *x)
-{
-	const struct path_summary *p = x->p;
-	const char *mk = pwhy(x, FIG_MKWRITE, SAMPLE_COUNT);
-	const char *dwf = pwhy(x, FIG_DWF, SAMPLE_COUNT);
-	struct jctx c = { pc->j, pc->w, "read" };
-
-	json_obj_open(c.j, c.obj);
-	u64_why(&c, "calls", p->c.read_calls, pwhy(x, FIG_READ, SAMPLE_COUNT));
-	u64_why(&c, "pages", p->c.read_pages,
-		pwhy(x, FIG_READ_PAGES, SAMPLE_COUNT));
-	dist_why(&c, "lat_ns", &p->read_lat,
-		 pwhy(x, FIG_READ_LAT, SAMPLE_READ));
-	json_obj_close(c.j);
-	bio_json(pc, "read_bio", p->c.read_bio_count, p->c.read_bio_bytes,
-		 p->read_bio_mbps, &p->read_bio_size,
-		 pwhy(x, FIG_READ_BIOS, SAMPLE_COUNT),
-		 pwhy(x, FIG_READ_BIOS, SAMPLE_READ_BIO));
-	u64_why(pc, "read_bh_alloc", p->c.read_bh_alloc,
-		pwhy(x, FIG_READ_BH, SAMPLE_COUNT));
-	c.obj = "mkwrite";
-	json_obj_open(c.j, c.obj);
-	u64_why(&c, "calls", p->c.mkwrite_calls, mk);
-	dist_why(&c, "lat_ns", &p->mkwrite_lat,
-		 pwhy(x, FIG_MKWRITE, SAMPLE_MKWRITE));
-	json_obj_close(c.j);
-	c.obj = "dio_fallback";
-	json_obj_open(c.j, c.obj);
-	u64_why(&c, "calls", p->c.dwf_calls, dwf);
-	u64_why(&c, "bytes", p->c.dwf_bytes, dwf);
-	json_obj_close(c.j);
-}
-
+/*
+ * A path's figures as figures.c lists them: "write.calls" is the member
+ * calls of the member object write, which stays open while the figures
+ * that follow are in it too.
+ */
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path)
 {
-	const struct pctx x = { info, p, path };
 	struct json_whys w = { 0 };
-	const struct jctx c = { j, &w, NULL };
-	struct jctx wb = { j, &w, "writeback" };
+	struct jctx c = { j, &w, NULL };
+	char obj[32] = "";
 
 	json_obj_open(j, key);
-	write_json(&c, &x);
-	json_obj_open(j, wb.obj);
-	u64_why(&wb, "calls", p->c.wb_calls, pwhy(&x, FIG_WB_CALLS,
-						  SAMPLE_COUNT));
-	u64_why(&wb, "pages", p->c.wb_pages, pwhy(&x, FIG_WB_PAGES,
-						  SAMPLE_COUNT));
-	dist_why(&wb, "lat_ns", &p->wb_lat, pwhy(&x, FIG_WB_CALLS, SAMPLE_WB));
-	u64_why(&wb, "passes", p->c.wb_passes, pwhy(&x, FIG_PASSES,
-						   SAMPLE_COUNT));
-	dist_why(&wb, "pass_lat_ns", &p->pass_lat,
-		 pwhy(&x, FIG_PASSES, SAMPLE_PASS));
-	json_obj_close(j);
-	bio_json(&c, "bio", p->c.bio_count, p->c.bio_bytes, p->bio_mbps,
-		 &p->bio_size, pwhy(&x, FIG_PATH_BIOS, SAMPLE_COUNT),
-		 pwhy(&x, FIG_PATH_BIOS, SAMPLE_BIO));
-	u64_why(&c, "bh_alloc", p->c.bh_alloc, pwhy(&x, FIG_BH, SAMPLE_COUNT));
-	double_why(&c, "bh_per_mib", p->bh_per_mib,
-		   pwhy(&x, FIG_BH, SAMPLE_MIB));
-	double_why(&c, "bios_per_mib", p->bios_per_mib,
-		   pwhy(&x, FIG_PATH_BIOS, SAMPLE_MIB));
-	double_why(&c, "bh_per_write_call", p->bh_per_call,
-		   pwhy(&x, FIG_BH, SAMPLE_CALL));
-	double_why(&c, "bh_per_wb_page", p->bh_per_page,
-		   pwhy(&x, FIG_BH, SAMPLE_PAGE));
-	read_json(&c, &x);
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *d = &figure_defs[i];
+		const char *dot = d->json ? strchr(d->json, '.') : NULL;
+		size_t n = dot ? (size_t)(dot - d->json) : 0;
+
+		if (!d->json)
+			continue;
+		if (strlen(obj) != n || strncmp(obj, d->json, n)) {
+			if (obj[0])
+				json_obj_close(j);
+			snprintf(obj, sizeof(obj), "%.*s", (int)n, d->json);
+			if (obj[0])
+				json_obj_open(j, obj);
+		}
+		c.obj = obj[0] ? obj : NULL;
+		figure_json(&c, d, p, dot ? dot + 1 : d->json,
+			    path_figure_why(info, path, p, d->fig, d->sample));
+	}
+	if (obj[0])
+		json_obj_close(j);
 	json_whys_close(j, &w);
 	json_obj_close(j);
 }
@@ -398,18 +334,18 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 /* A figure the run cannot know reads why: "failed" (its probe group was
  * lost), "n/a", "absent", or "-" where the path had nothing to measure;
  * never a zero that looks real. */
-const char *cell(char *buf, size_t len, enum cell_kind k, double v,
+const char *cell(char *buf, size_t len, enum figure_unit k, double v,
 			const char *why)
 {
 	if (why)
 		return why_cell(why);
 	switch (k) {
-	case C_COUNT:
+	case U_COUNT:
 		snprintf(buf, len, "%.0f", v);
 		return buf;
-	case C_BYTES:
+	case U_BYTES:
 		return fmt_bytes(buf, len, v);
-	case C_NS:
+	case U_NS:
 		return fmt_ns(buf, len, v);
 	default:
 		/* 12 buffer_heads over 800 calls is 0.015, not 0.01 */
@@ -432,7 +368,7 @@ static const char *twhy(const struct trow *t, unsigned int path,
 	return path_figure_why(t->info, path, t->p[path], f, s);
 }
 
-static void row(const struct trow *t, const char *label, enum cell_kind k,
+static void row(const struct trow *t, const char *label, enum figure_unit k,
 		double a, double b, enum figure f, enum sample s)
 {
 	char x[32], y[32];
@@ -542,13 +478,13 @@ void summary_text(FILE *f, const struct run_info *info,
 	bool wb_seen = wb_calls_seen(info);
 
 	header_text(f, info, s);
-	for (size_t i = 0; i < nr_summary_rows; i++) {
-		const struct summary_row *r = &summary_rows[i];
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *d = &figure_defs[i];
 
-		if (!r->text || !row_shows(r, info, t.p[0], t.p[1]))
+		if (!figure_shows(d, info, t.p[0], t.p[1]))
 			continue;
-		row(&t, r->text, r->kind, row_value(r, t.p[0]),
-		    row_value(r, t.p[1]), r->fig, r->sample);
+		row(&t, d->label, d->unit, figure_value(d, t.p[0]),
+		    figure_value(d, t.p[1]), d->fig, d->sample);
 	}
 	footer_text(f, info, s, wb_seen);
 	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "util/json.h"
+#include "model/figures.h"
 #include "model/summary.h"
 
 /* Members of the top-level JSON object (kernel, attach, probes, paths,
@@ -28,9 +29,8 @@ const char *fmt_ns(char *buf, size_t len, double ns);
 /* "7:0" */
 const char *fmt_dev(char *buf, size_t len, uint32_t dev);
 
-enum cell_kind { C_COUNT, C_BYTES, C_RATIO, C_NS };
 /* v in a table cell, or why_cell(why) when the run does not know it */
-const char *cell(char *buf, size_t len, enum cell_kind k, double v,
+const char *cell(char *buf, size_t len, enum figure_unit k, double v,
 		 const char *why);
 
 /* s as HTML or XML text or attribute value */

@@ -37,8 +37,8 @@ TEST(idle_path_figures_unknown)
 	CHECK(sample_why(&p, SAMPLE_MIB) != NULL);
 	CHECK(!isfinite(p.bh_per_mib) && !isfinite(p.bh_per_call));
 	/* each metric gate and diff judge has its reason */
-	CHECK(metric_why(metric_find("write.lat.p99"), &in, PATH_IOMAP, &p));
-	CHECK(!metric_why(metric_find("write.calls"), &in, PATH_IOMAP, &p));
+	CHECK(metric_why(figure_find("write.lat.p99"), &in, PATH_IOMAP, &p));
+	CHECK(!metric_why(figure_find("write.calls"), &in, PATH_IOMAP, &p));
 	CHECK(!strcmp(why_cell(sample_why(&p, SAMPLE_WRITE)), "-"));
 	CHECK(!strcmp(why_cell("n/a"), "n/a"));
 	CHECK(strstr(why_text("n/a"), "attach mode"));
