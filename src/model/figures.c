@@ -19,6 +19,12 @@
 	{ NULL, NULL, json, NULL, NULL, U_COUNT, FT_DIST,                   \
 	  offsetof(struct path_summary, m), NULL, fig, smp, FW_NEVER }
 
+/* bh writes back a folio a call, iomap a whole range of an inode */
+static double wb_pages_per_call(const struct path_summary *p)
+{
+	return p->c.wb_calls ? (double)p->c.wb_pages / p->c.wb_calls : 0;
+}
+
 /* the whole run's figures, in the gate's any. alone (callers_any()) */
 static double bh_outside_per_mib(const struct path_summary *p)
 {
@@ -96,6 +102,10 @@ const struct figure_def figure_defs[] = {
 	{ "writeback.pages", "wb_pages", "writeback.pages", "writeback pages",
 	  "writeback pages", U_COUNT, U(c.wb_pages), FIG_WB_PAGES,
 	  SAMPLE_COUNT, FW_ALWAYS },
+	{ "writeback.pages_per_call", "wb_pages_per_call",
+	  "writeback.pages_per_call", "wb pages/call",
+	  "writeback pages per call", U_RATIO, F(wb_pages_per_call),
+	  FIG_WB_CALLS, SAMPLE_WB, FW_WB_CALLS },
 	DIST("writeback.lat_ns", wb_lat, FIG_WB_CALLS, SAMPLE_WB),
 	{ "writeback.lat.p50", NULL, NULL, "writeback lat p50", NULL, U_NS,
 	  U(wb_lat.p50), FIG_WB_CALLS, SAMPLE_WB, FW_WB_CALLS },

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "harness.h"
 #include "gate/metrics.h"
+#include "model/figures.h"
 #include "model/summary.h"
 
 static void one_path(struct path_summary *p, uint64_t calls, uint64_t bytes,
@@ -60,6 +61,55 @@ TEST(per_mib_needs_one_mib)
 	one_path(&p, 16, 1 << 20, 256, 256);
 	CHECK(sample_why(&p, SAMPLE_MIB) == NULL);
 	CHECK(fabs(p.bh_per_mib - 256) < 1e-9);
+}
+
+/* writeback pages per call: a ratio of two counts, known only where a
+ * writeback call was timed */
+TEST(wb_pages_per_call)
+{
+	const struct figure_def *d = figure_find("writeback.pages_per_call");
+	static struct path_summary in, zero, p;
+
+	CHECK(d && d->json && d->label && d->html);
+	in.c.wb_calls = 2;
+	in.c.wb_pages = 4096;
+	path_merge(&in, &zero, 1, &p);
+	CHECK(sample_why(&p, d->sample) != NULL);
+	in.hist[HIST_WB_LAT].b[10] = 2;
+	path_merge(&in, &zero, 1, &p);
+	CHECK(sample_why(&p, d->sample) == NULL);
+	CHECK(fabs(figure_value(d, &p) - 2048) < 1e-9);
+	CHECK(!figure_whole(d));
+}
+
+/* The table's names are unique, and each JSON object's members stay
+ * together: path_json() opens an object once, when its first member
+ * comes, and closes it when a member of another comes. */
+TEST(figure_names_unique_json_grouped)
+{
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *a = &figure_defs[i];
+		const char *dot = a->json ? strchr(a->json, '.') : NULL;
+
+		for (size_t k = i + 1; k < nr_figure_defs; k++) {
+			const struct figure_def *b = &figure_defs[k];
+
+			CHECK(!a->name || !b->name || strcmp(a->name, b->name));
+			CHECK(!a->diff || !b->diff || strcmp(a->diff, b->diff));
+			CHECK(!a->json || !b->json || strcmp(a->json, b->json));
+		}
+		if (!dot)
+			continue;
+		/* after another object, this one never comes back */
+		for (size_t k = i + 1, left = 0; k < nr_figure_defs; k++) {
+			const char *j = figure_defs[k].json;
+			bool same = j && !strncmp(j, a->json, dot - a->json + 1);
+
+			if (j && !same)
+				left = 1;
+			CHECK(!(left && same));
+		}
+	}
 }
 
 /* Every probe, the newest included, has a name, and its group one too:
