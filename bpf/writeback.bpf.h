@@ -1,141 +1,123 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Writeback: do_writepages()'s context, the timed writeback functions
- * of each path, and their tracepoint flavours.
+ * Writeback: do_writepages() over a mapping, timed on both paths, the
+ * engines under it, and the tracepoint flavours.
  *
  * Included by bhprof.bpf.c: one object.
  */
 #ifndef BHPROF_WRITEBACK_BPF_H
 #define BHPROF_WRITEBACK_BPF_H
 
-/* ---- writeback context: do_writepages() covers every writeback ---- */
-
+/*
+ * ---- writeback calls: do_writepages() over a mapping, on both paths ----
+ *
+ * One call of the mapping's ->writepages, whoever started it (the
+ * flusher, fsync, sync): timed, its pages the drop in wbc->nr_to_write
+ * (the writeback loops of every engine take a folio's pages off it),
+ * and counted on the path of the mapping's inode. It opens the writeback
+ * context that the bios and buffer_heads made under it take their path
+ * from. A do_writepages() inside another on one thread (depth) is part
+ * of the outer call.
+ */
 static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
+	__u64 id = bpf_get_current_pid_tgid(), now;
+	struct bhp_thread *t;
+	struct bhp_ctx *c;
+
 	FAULT_POINT(BHP_GROUP_WB);
+	if (!tgid_ok(id))
+		return;
+	t = thread_get(id);
+	if (!t)
+		return;
+	now = bpf_ktime_get_ns();
+	/* a missed return (a kretprobe out of instances) goes stale */
+	if (t->wb.ts && now - t->wb.ts < CTX_STALE_NS) {
+		t->wb.depth++;
+		return;
+	}
 	ctx_open(CTX_WB, BPF_CORE_READ((struct address_space *)mapping, host),
-		 SRC_DO_WRITEPAGES, 0, PATH_NONE,
-		 false);
+		 SRC_DO_WRITEPAGES, 0, PATH_NONE, false);
+	c = ctx_in(t, CTX_WB);
+	t->wb.path = c && c->src == SRC_DO_WRITEPAGES ? c->path : PATH_NONE;
+	t->wb.wbc = (__u64)wbc;
+	t->wb.nr_to_write = wbc ? BPF_CORE_READ((struct writeback_control *)wbc,
+					       nr_to_write) : 0;
+	t->wb.depth = 0;
+	barrier();
+	t->wb.ts = now;
 }
 
 static __always_inline void wb_ctx_leave(long ret)
 {
+	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
+	struct bhp_wb_entry *e = t ? &t->wb : NULL;
+	struct writeback_control *wbc;
+	struct bhp_path_stats *ps;
+	long left;
+
+	if (!e || !e->ts)
+		return;
+	if (e->depth) {
+		e->depth--;
+		return;
+	}
+	ps = pstats(e->path);
+	if (ps) {
+		/* a plain load first: CO-RE would relocate e's own type */
+		wbc = (struct writeback_control *)e->wbc;
+		left = BPF_CORE_READ(wbc, nr_to_write);
+		ps->wb_calls++;
+		ps->wb_pages += e->nr_to_write > left ? e->nr_to_write - left : 0;
+		hist_add(e->path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
+	}
+	e->ts = 0;
 	ctx_close(CTX_WB, SRC_DO_WRITEPAGES);
 }
 
 ENTRY_EXIT_PROBE(do_writepages, do_writepages, wb_ctx_enter, wb_ctx_leave)
 
-/* ---- timed writeback functions ---- */
-
-/* the inode's device passes -d; without -d it is not even read */
-static __always_inline bool wb_inode_ok(struct inode *inode)
-{
-	__u32 dev = 0;
-
-	if (!nr_filter_devs)
-		return true;
-	inode_path(inode, &dev);
-	return dev_ok(dev);
-}
-
-/* the folio's inode, needed only to pass -d: once per folio written */
-static __always_inline struct inode *wb_folio_inode(struct folio *folio)
-{
-	if (!nr_filter_devs)
-		return NULL;
-	return BPF_CORE_READ(folio, mapping, host);
-}
-
-static __always_inline void wb_fn_enter(struct inode *inode, __u64 wbc,
-					__u32 pages)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	struct bhp_thread *t;
-	long left = 0;
-
-	if (!tgid_ok(id) || !wb_inode_ok(inode))
-		return;
-	if (wbc)
-		left = BPF_CORE_READ((struct writeback_control *)wbc,
-				     nr_to_write);
-	t = thread_get(id);
-	if (!t)
-		return;
-	t->wb.ts = 0;	/* open once whole: see ctx_reopen() */
-	barrier();
-	t->wb.wbc = wbc;
-	t->wb.pages = pages;
-	t->wb.nr_to_write = left;
-	barrier();
-	t->wb.ts = bpf_ktime_get_ns();
-}
-
-static __always_inline void wb_fn_exit(__u32 path)
+/*
+ * ---- the engines under a writeback call ----
+ *
+ * Which code wrote the pages back: a detail of the writeback call around
+ * it, counted on its path. Each is counted on entry, inside a writeback
+ * call only (memory reclaim's ->writepage is none).
+ */
+static __always_inline void wb_engine(__u32 off)
 {
 	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
-	struct bhp_path_stats *ps = pstats(path);
-	struct bhp_wb_entry *e = t ? &t->wb : NULL;
-	struct writeback_control *wbc;
-	long left;
+	struct bhp_path_stats *ps;
 
-	if (!e || !e->ts)
+	if (!t || !t->wb.ts || t->wb.path >= NR_PATHS)
 		return;
-	if (ps) {
-		ps->wb_calls++;
-		wbc = (struct writeback_control *)e->wbc;
-		if (wbc) {
-			left = BPF_CORE_READ(wbc, nr_to_write);
-			ps->wb_pages += e->nr_to_write > left ?
-						e->nr_to_write - left : 0;
-		} else {
-			ps->wb_pages += e->pages;
-		}
-		hist_add(path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
+	ps = pstats(t->wb.path);
+	if (ps)
+		(*(bhp_u64 *)((char *)ps + off))++;
+}
+
+#define ENGINE_PROBE(name, func, field)                                    \
+	SEC("?fentry/" #func)                                              \
+	int BPF_PROG(fe_##name)                                            \
+	{                                                                  \
+		wb_engine(offsetof(struct bhp_path_stats, field));         \
+		return 0;                                                  \
+	}                                                                  \
+	SEC("?kprobe/" #func)                                              \
+	int BPF_KPROBE(kp_##name)                                          \
+	{                                                                  \
+		wb_engine(offsetof(struct bhp_path_stats, field));         \
+		return 0;                                                  \
 	}
-	e->ts = 0;
-	thread_trim();
-}
 
-/* block_write_full_folio(folio, wbc, get_block) and, before 6.8,
- * block_write_full_page(page, get_block, wbc): one folio either way. */
-static __always_inline void bh_wb_enter(void *folio, void *arg1)
-{
-	wb_fn_enter(wb_folio_inode(folio), 0, folio_pages(folio));
-}
-
-static __always_inline void bh_wb_leave(long ret)
-{
-	wb_fn_exit(PATH_BH);
-}
-
-ENTRY_EXIT_PROBE(bh_writeback, block_write_full_folio, bh_wb_enter,
-		 bh_wb_leave)
-
-/* iomap_writepages(mapping, wbc, wpc, ops); since 6.18 (wpc) alone */
-static __always_inline void iomap_wb_enter(void *arg0, void *arg1)
-{
-	struct writeback_control *wbc = arg1;
-	struct address_space *mapping = arg0;
-	struct inode *inode;
-
-	if (iomap_wp_wpc_only) {
-		struct iomap_writepage_ctx___v618 *wpc = arg0;
-
-		wbc = BPF_CORE_READ(wpc, wbc);
-		inode = BPF_CORE_READ(wpc, inode);
-	} else {
-		inode = BPF_CORE_READ(mapping, host);
-	}
-	wb_fn_enter(inode, (__u64)wbc, 0);
-}
-
-static __always_inline void iomap_wb_leave(long ret)
-{
-	wb_fn_exit(PATH_IOMAP);
-}
-
-ENTRY_EXIT_PROBE(iomap_writeback, iomap_writepages, iomap_wb_enter,
-		 iomap_wb_leave)
+/* block_write_full_folio(), block_write_full_page() before 6.8: a folio */
+ENGINE_PROBE(bh_writeback, block_write_full_folio, wb_eng_folio)
+/* __mpage_writepages() since mpage_writepages() became its inline
+ * wrapper (7.x) */
+ENGINE_PROBE(mpage_writeback, mpage_writepages, wb_eng_mpage)
+ENGINE_PROBE(ext4_writeback, ext4_writepages, wb_eng_ext4)
+ENGINE_PROBE(iomap_writeback, iomap_writepages, wb_eng_iomap)
 
 /* ---- tracepoint flavours of the write and writeback contexts ---- */
 
@@ -187,13 +169,16 @@ int BPF_PROG(tp_iomap_folio_new, struct inode *inode, loff_t off, u64 len)
 
 /*
  * bh pages: wbc_writepage fires once per folio the generic writeback loop
- * hands out. Since 6.9 the folio sits in wbc->fbatch; before that, only
- * the thread's writeback context says which inode it came from. The
- * folio is probe-read, not loaded typed: a variable index into the typed
- * array would need one load per slot, and the verifier of 6.4 and later
- * spends about 2 ms on each (a name search through the kernel's BTF for
- * every pointer loaded off a trusted one), 60 ms at every start. The
- * typed twin casts the one folio read so (TYPED_AS) and loads the rest.
+ * hands out (write_cache_pages, and writeback_iter since 6.9: block
+ * devices, mpage_writepages' FAT and exFAT, and iomap's, whose own
+ * events count them). Since 6.9 the folio sits in wbc->fbatch; before
+ * that, only the thread's writeback context says which inode it came
+ * from. The folio is probe-read, not loaded typed: a variable index into
+ * the typed array would need one load per slot, and the verifier of 6.4
+ * and later spends about 2 ms on each (a name search through the
+ * kernel's BTF for every pointer loaded off a trusted one), 60 ms at
+ * every start. The typed twin casts the one folio read so (TYPED_AS) and
+ * loads the rest.
  */
 static __always_inline void bh_folio_seen(struct writeback_control *wbc,
 					  bool typed)
@@ -204,7 +189,6 @@ static __always_inline void bh_folio_seen(struct writeback_control *wbc,
 	struct folio *folio = NULL;
 	struct bhp_ctx *c;
 	__u32 dev = 0, i;
-	__u16 mode;
 
 	if (typed)
 		FAULT_POINT(BHPROF_FAULT_TYPED);
@@ -230,16 +214,10 @@ static __always_inline void bh_folio_seen(struct writeback_control *wbc,
 	}
 	if (!inode)
 		return;
-	if (typed) {
+	if (typed)
 		inode = TYPED_AS(struct inode, inode);
-		mode = inode->i_mode;
-	} else {
-		mode = BPF_CORE_READ(inode, i_mode);
-	}
-	if ((mode & BHP_S_IFMT) != BHP_S_IFBLK || bdev_path != PATH_BH)
-		return;
-	dev = typed ? inode->i_rdev : BPF_CORE_READ(inode, i_rdev);
-	if (!dev_ok(dev))
+	/* a block device's own, or a file's of a bh filesystem */
+	if (inode_path_t(inode, &dev, typed) != PATH_BH || !dev_ok(dev))
 		return;
 	ps = pstats(PATH_BH);
 	if (ps)
@@ -258,6 +236,31 @@ SEC("?tp_btf/wbc_writepage")
 int BPF_PROG(tp_bh_folio_t, struct writeback_control *wbc)
 {
 	bh_folio_seen(wbc, true);
+	return 0;
+}
+
+/*
+ * ext4 pages: ext4 writes its data back through its own loop, which fires
+ * no wbc_writepage; ext4_writepages_result gives what it wrote. A module's
+ * tracepoint (ext4's, where ext4 is a module) hands its pointers over as
+ * maybe-NULL since 6.12.y and 6.13.
+ */
+SEC("?tp_btf/ext4_writepages_result")
+int BPF_PROG(tp_wb_ext4, struct inode *inode, struct writeback_control *wbc,
+	     int ret, int pages_written)
+{
+	struct bhp_path_stats *ps;
+	__u32 dev = 0, path;
+
+	if (!inode || pages_written <= 0 ||
+	    !tgid_ok(bpf_get_current_pid_tgid()))
+		return 0;
+	path = inode_path_t(inode, &dev, false);
+	if (path >= NR_PATHS || !dev_ok(dev))
+		return 0;
+	ps = pstats(path);
+	if (ps)
+		ps->wb_pages += pages_written;
 	return 0;
 }
 

@@ -50,7 +50,7 @@ enum bhp_group {
 enum bhp_hist_kind {
 	HIST_WRITE_LAT = 0,	/* buffered write call latency, ns */
 	HIST_DIO_LAT = 1,	/* O_DIRECT write call latency, ns */
-	HIST_WB_LAT = 2,	/* writeback function latency, ns */
+	HIST_WB_LAT = 2,	/* writeback call latency, ns */
 	HIST_BIO_SIZE = 3,	/* bytes per bio */
 	HIST_READ_LAT = 4,	/* read_folio / readahead call latency, ns */
 	HIST_READ_BIO_SIZE = 5,	/* bytes per read bio */
@@ -96,7 +96,9 @@ struct bhp_path_stats {
 	bhp_u64 dio_calls;	/* O_DIRECT write calls */
 	bhp_u64 dio_bytes;
 	bhp_u64 write_errors;	/* calls that returned < 0 */
-	bhp_u64 wb_calls;	/* writeback function calls */
+	bhp_u64 wb_calls;	/* writeback calls: do_writepages() over a
+				 * mapping of the path (engine calls in files
+				 * without RUN_F_WB_MAPPING) */
 	bhp_u64 wb_pages;	/* pages handed to writeback */
 	bhp_u64 bio_count;	/* write bios attributed to the path */
 	bhp_u64 bio_bytes;
@@ -114,6 +116,12 @@ struct bhp_path_stats {
 	/* writeback passes over an inode: tracepoints, in every mode
 	 * (run_info.features says whether they were measured) */
 	bhp_u64 wb_passes;
+	/* the engines under the writeback calls (fentry and kprobe): calls
+	 * of each inside a do_writepages() of the path */
+	bhp_u64 wb_eng_folio;	/* block_write_full_folio / _page */
+	bhp_u64 wb_eng_mpage;	/* mpage_writepages / __mpage_writepages */
+	bhp_u64 wb_eng_ext4;	/* ext4_writepages */
+	bhp_u64 wb_eng_iomap;	/* iomap_writepages */
 };
 
 /* Whole-run counters, a per-CPU array with one entry. */
@@ -231,19 +239,20 @@ struct bhp_ctx {
 	bhp_u32 pad;
 };
 
-/* Entry state of a timed writeback function, keyed by thread. */
+/* A thread's outermost do_writepages(): when, its wbc and what was
+ * left to write then, its path, and how deep the calls inside it nest. */
 struct bhp_wb_entry {
 	bhp_u64 ts;
 	bhp_u64 wbc;
 	long nr_to_write;
-	bhp_u32 pages;
-	bhp_u32 pad;
+	bhp_u32 path;
+	bhp_u32 depth;
 };
 
 /*
  * A thread's state, keyed by pid_tgid: one context of each kind (a kind
- * nests with the others, not with itself: outermost wins) and the entry
- * of its timed writeback function.
+ * nests with the others, not with itself: outermost wins) and its
+ * timed writeback call.
  */
 enum bhp_ctx_kind {
 	CTX_WRITE,	/* write calls */

@@ -91,6 +91,7 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = err ?: attach_prog(p, s->progs.tp_iomap_folio_new);
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio);
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio_t);
+		err = err ?: attach_prog(p, s->progs.tp_wb_ext4);
 		break;
 	case BHP_GROUP_BH:
 		err = attach_prog(p, p->callers ? s->progs.tp_bh_alloc_c :

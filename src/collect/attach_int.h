@@ -26,6 +26,9 @@ struct progs {
 #define FLAVOURS(s, n) \
 	((struct progs){ s->progs.fe_##n, s->progs.fx_##n, s->progs.kp_##n, \
 			 s->progs.kr_##n })
+/* ... of a function counted on entry alone */
+#define ENTRY_FLAVOURS(s, n) \
+	((struct progs){ s->progs.fe_##n, NULL, s->progs.kp_##n, NULL })
 
 /* A group on tracepoints whatever the mode, which --attach MODE does
  * not ask for: refused, it is lost alone, as under auto. (bio is too,

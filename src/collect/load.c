@@ -33,6 +33,7 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_iomap_folio_new, BHP_GROUP_WB },
 		{ s->progs.tp_bh_folio, BHP_GROUP_WB },
 		{ s->progs.tp_bh_folio_t, BHP_GROUP_WB },
+		{ s->progs.tp_wb_ext4, BHP_GROUP_WB },
 		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
 		{ s->progs.tp_bh_alloc_c, BHP_GROUP_BH },
 		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
@@ -237,6 +238,8 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload(p->typed ? s->progs.tp_bh_folio_t :
 				    s->progs.tp_bh_folio,
 			 !p->absent[PROBE_WB_BH]);
+		/* ext4's own pages: the pass group's events, where ext4 is */
+		autoload(s->progs.tp_wb_ext4, !p->absent[PROBE_PASS_EXT4]);
 		break;
 	case BHP_GROUP_BH:
 		autoload(p->callers ? s->progs.tp_bh_alloc_c :

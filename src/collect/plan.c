@@ -41,6 +41,9 @@ static const char *const candidates[NR_PROBES][3] = {
 	/* tracepoints, each one of a pair (the other is checked too) */
 	[PROBE_PASS_INODE] = { "writeback_single_inode" },
 	[PROBE_PASS_EXT4] = { "ext4_writepages" },
+	/* an inline wrapper of __mpage_writepages() in 7.x */
+	[PROBE_WB_MPAGE] = { "__mpage_writepages", "mpage_writepages" },
+	[PROBE_WB_EXT4] = { "ext4_writepages" },
 };
 
 /* the other event of a tracepoint probe's pair */
@@ -85,10 +88,15 @@ struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
 		return FLAVOURS(s, iomap_write);
 	case PROBE_WRITE_GENERIC:
 		return FLAVOURS(s, generic_write);
+	/* the engines: counted on entry, no return flavours */
 	case PROBE_WB_BH:
-		return FLAVOURS(s, bh_writeback);
+		return ENTRY_FLAVOURS(s, bh_writeback);
 	case PROBE_WB_IOMAP:
-		return FLAVOURS(s, iomap_writeback);
+		return ENTRY_FLAVOURS(s, iomap_writeback);
+	case PROBE_WB_MPAGE:
+		return ENTRY_FLAVOURS(s, mpage_writeback);
+	case PROBE_WB_EXT4:
+		return ENTRY_FLAVOURS(s, ext4_writeback);
 	case PROBE_WB_CTX:
 		return FLAVOURS(s, do_writepages);
 	case PROBE_BH_ALLOC:
@@ -445,7 +453,7 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	p->kprobe_ok = kprobes_possible();
 	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
 		err = choose(p, kb, g);
-	info->features = RUN_F_READS | RUN_F_PASSES;
+	info->features = RUN_F_READS | RUN_F_PASSES | RUN_F_WB_MAPPING;
 	for (int id = 0; id < NR_PROBES; id++) {
 		info->probes[id].absent = p->absent[id];
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),

@@ -21,8 +21,11 @@ static const char *tp_fixed_detail(enum probe_id id,
 {
 	switch (id) {
 	case PROBE_WB_BH:
+	case PROBE_WB_MPAGE:
 		return p->typed ? "writeback:wbc_writepage (pages only, typed)" :
 				  "writeback:wbc_writepage (pages only)";
+	case PROBE_WB_EXT4:
+		return "ext4:ext4_writepages_result (pages only)";
 	case PROBE_WB_IOMAP:
 		return p->iomap_tp_new ? "iomap:iomap_writeback_folio (pages only)" :
 					 "iomap:iomap_writepage (pages only)";

@@ -25,6 +25,12 @@ static double wb_pages_per_call(const struct path_summary *p)
 	return p->c.wb_calls ? (double)p->c.wb_pages / p->c.wb_calls : 0;
 }
 
+/* an engine's calls under a path's writeback calls, by its function */
+#define ENGINE(fn, m)                                                      \
+	{ "writeback.engines." fn, NULL, "writeback.engines." fn, "  " fn,  \
+	  "writeback engine " fn, U_COUNT, U(c.m), FIG_WB_ENGINES,          \
+	  SAMPLE_COUNT, FW_WB_NONZERO }
+
 /* the whole run's figures, in the gate's any. alone (callers_any()) */
 static double bh_outside_per_mib(const struct path_summary *p)
 {
@@ -113,6 +119,11 @@ const struct figure_def figure_defs[] = {
 	  U(wb_lat.p99), FIG_WB_CALLS, SAMPLE_WB, FW_WB_CALLS },
 	{ NULL, NULL, NULL, "writeback lat max", NULL, U_NS, U(wb_lat.max),
 	  FIG_WB_CALLS, SAMPLE_WB, FW_WB_CALLS },
+	/* the engines under them: a detail of each path's writeback */
+	ENGINE("block_write_full_folio", wb_eng_folio),
+	ENGINE("mpage_writepages", wb_eng_mpage),
+	ENGINE("ext4_writepages", wb_eng_ext4),
+	ENGINE("iomap_writepages", wb_eng_iomap),
 	{ "writeback.passes", "wb_passes", "writeback.passes",
 	  "writeback passes", "writeback passes", U_COUNT, U(c.wb_passes),
 	  FIG_PASSES, SAMPLE_COUNT, FW_ALWAYS },
@@ -288,6 +299,9 @@ bool figure_shows(const struct figure_def *d, const struct run_info *info,
 		return a->c.write_errors || b->c.write_errors;
 	case FW_WB_CALLS:
 		return wb_calls_seen(info);
+	case FW_WB_NONZERO:
+		return wb_calls_seen(info) &&
+		       (figure_value(d, a) || figure_value(d, b));
 	case FW_MKWRITE:
 		return figure_known(info, PATH_BH, FIG_MKWRITE) &&
 		       (a->c.mkwrite_calls || b->c.mkwrite_calls);

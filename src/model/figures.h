@@ -30,6 +30,7 @@ enum figure_when {
 	FW_DIO,		/* either path made O_DIRECT calls */
 	FW_ERRORS,	/* either path's writes failed */
 	FW_WB_CALLS,	/* either path's mode sees writeback calls */
+	FW_WB_NONZERO,	/* ... and either path's figure is not 0 */
 	FW_MKWRITE,	/* the mode sees page_mkwrite, and a path faulted */
 };
 

@@ -25,6 +25,8 @@ static const char *const probe_names[NR_PROBES] = {
 	[PROBE_DIO_FALLBACK] = "dio_fallback",
 	[PROBE_PASS_INODE] = "pass_inode",
 	[PROBE_PASS_EXT4] = "pass_ext4",
+	[PROBE_WB_MPAGE] = "writeback_mpage",
+	[PROBE_WB_EXT4] = "writeback_ext4",
 };
 
 static const char *const mode_names[] = {
@@ -57,6 +59,8 @@ static const enum bhp_group groups[NR_PROBES] = {
 	[PROBE_DIO_FALLBACK] = BHP_GROUP_WRITE,
 	[PROBE_PASS_INODE] = BHP_GROUP_PASS,
 	[PROBE_PASS_EXT4] = BHP_GROUP_PASS,
+	[PROBE_WB_MPAGE] = BHP_GROUP_WB,
+	[PROBE_WB_EXT4] = BHP_GROUP_WB,
 };
 
 static const char *const group_names[BHP_NR_GROUPS] = {
@@ -109,16 +113,15 @@ static bool group_failed(const struct run_info *info, enum bhp_group g)
 	return false;
 }
 
-/* Writeback calls are invisible to tracepoints. Absent means the path
- * has no such function: its zero is real. */
-static bool wb_calls_seen(const struct run_info *info, unsigned int path)
+/* Writeback calls, and the engines under them, are invisible to
+ * tracepoints: do_writepages() and the engines have none. */
+static const char *wb_calls_why(const struct run_info *info)
 {
-	const struct probe_state *ps =
-		&info->probes[path == PATH_BH ? PROBE_WB_BH : PROBE_WB_IOMAP];
+	enum attach_mode m = info->probes[PROBE_WB_CTX].mode;
 
-	if (ps->absent)
-		return true;
-	return ps->mode == MODE_FENTRY || ps->mode == MODE_KPROBE;
+	if (!(info->features & RUN_F_WB_MAPPING))
+		return "unrecorded";
+	return m == MODE_FENTRY || m == MODE_KPROBE ? NULL : "n/a";
 }
 
 /* The flavour a group ran in: that of any probe of it the kernel has. */
@@ -147,6 +150,7 @@ static unsigned int figure_groups(enum figure f)
 		return 1u << BHP_GROUP_WRITE;
 	case FIG_WB_CALLS:
 	case FIG_WB_PAGES:
+	case FIG_WB_ENGINES:
 		return 1u << BHP_GROUP_WB;
 	case FIG_PATH_BIOS:
 		/* a bio or a buffer_head takes its path from the write or
@@ -233,7 +237,8 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 			return "failed";
 	switch (f) {
 	case FIG_WB_CALLS:
-		return wb_calls_seen(info, path) ? NULL : "n/a";
+	case FIG_WB_ENGINES:
+		return wb_calls_why(info);
 	case FIG_READ:
 		return read_calls_seen(info, path) ? NULL : "n/a";
 	case FIG_READ_LAT:

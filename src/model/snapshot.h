@@ -57,7 +57,7 @@ enum probe_id {
 	PROBE_WRITE_GENERIC,	/* generic_perform_write */
 	PROBE_WB_BH,		/* block_write_full_folio / _page */
 	PROBE_WB_IOMAP,		/* iomap_writepages */
-	PROBE_WB_CTX,		/* do_writepages */
+	PROBE_WB_CTX,		/* do_writepages: the writeback calls */
 	PROBE_BH_ALLOC,		/* alloc_buffer_head */
 	PROBE_BIO,		/* block_bio_queue */
 	/* ids are kept in record files: new probes go at the end */
@@ -74,6 +74,8 @@ enum probe_id {
 	PROBE_DIO_FALLBACK,	/* direct_write_fallback (6.6+) */
 	PROBE_PASS_INODE,	/* writeback_single_inode{_start,} events */
 	PROBE_PASS_EXT4,	/* ext4_writepages{,_result} events */
+	PROBE_WB_MPAGE,		/* mpage_writepages / __mpage_writepages */
+	PROBE_WB_EXT4,		/* ext4_writepages */
 	NR_PROBES,
 };
 
@@ -104,6 +106,9 @@ struct probe_state {
 #define RUN_F_PASSES 0x4	/* writeback passes over an inode, timed */
 #define RUN_F_TP_READ_CALLS 0x8	/* tracepoint mode counted iomap's read
 				 * calls (from its events, no latency) */
+#define RUN_F_WB_MAPPING 0x10	/* writeback calls are do_writepages() over
+				 * a mapping, with their engines; before,
+				 * they were the engines' calls */
 #define MAX_ARGV_TEXT 1024
 
 /* What a run is: written once at the head of a record file. */
@@ -151,6 +156,7 @@ enum figure {
 	FIG_WRITE,	/* write and O_DIRECT calls, bytes, latency */
 	FIG_WB_CALLS,	/* writeback calls and latency (not in tracepoints) */
 	FIG_WB_PAGES,	/* pages written back */
+	FIG_WB_ENGINES,	/* the engines' calls under them (not either) */
 	FIG_PATH_BIOS,	/* bios per path: needs the contexts as well */
 	FIG_BIOS,	/* bios per device and in all */
 	FIG_BH,		/* buffer_head allocations per path: contexts too */

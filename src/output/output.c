@@ -111,6 +111,43 @@ static void figure_json(const struct jctx *c, const struct figure_def *d,
 	}
 }
 
+/* the member objects open in a path's object: "writeback.engines" */
+#define JSON_DEPTH 4
+
+struct jnest {
+	char name[JSON_DEPTH][24];
+	int n;
+	char path[96];
+};
+
+/*
+ * Moves the open objects to those that hold member m ("writeback.
+ * engines.ext4_writepages"): closes the ones m is not in, opens the ones
+ * it is, and returns m's own key.
+ */
+static const char *json_move(struct json *j, struct jnest *o, const char *m)
+{
+	char want[JSON_DEPTH][24];
+	const char *key = m, *dot;
+	int n = 0, keep = 0;
+
+	while ((dot = strchr(key, '.')) && n < JSON_DEPTH) {
+		snprintf(want[n++], sizeof(want[0]), "%.*s", (int)(dot - key),
+			 key);
+		key = dot + 1;
+	}
+	while (keep < n && keep < o->n && !strcmp(want[keep], o->name[keep]))
+		keep++;
+	for (; o->n > keep; o->n--)
+		json_obj_close(j);
+	for (; o->n < n; o->n++) {
+		memcpy(o->name[o->n], want[o->n], sizeof(want[0]));
+		json_obj_open(j, want[o->n]);
+	}
+	snprintf(o->path, sizeof(o->path), "%.*s", (int)(key - m - !!n), m);
+	return key;
+}
+
 /*
  * A path's figures as figures.c lists them: "write.calls" is the member
  * calls of the member object write, which stays open while the figures
@@ -121,29 +158,21 @@ void path_json(struct json *j, const char *key, const struct path_summary *p,
 {
 	struct json_whys w = { 0 };
 	struct jctx c = { j, &w, NULL };
-	char obj[32] = "";
+	struct jnest o = { .n = 0 };
+	const char *k;
 
 	json_obj_open(j, key);
 	for (size_t i = 0; i < nr_figure_defs; i++) {
 		const struct figure_def *d = &figure_defs[i];
-		const char *dot = d->json ? strchr(d->json, '.') : NULL;
-		size_t n = dot ? (size_t)(dot - d->json) : 0;
 
 		if (!d->json)
 			continue;
-		if (strlen(obj) != n || strncmp(obj, d->json, n)) {
-			if (obj[0])
-				json_obj_close(j);
-			snprintf(obj, sizeof(obj), "%.*s", (int)n, d->json);
-			if (obj[0])
-				json_obj_open(j, obj);
-		}
-		c.obj = obj[0] ? obj : NULL;
-		figure_json(&c, d, p, dot ? dot + 1 : d->json,
+		k = json_move(j, &o, d->json);
+		c.obj = o.n ? o.path : NULL;
+		figure_json(&c, d, p, k,
 			    path_figure_why(info, path, p, d->fig, d->sample));
 	}
-	if (obj[0])
-		json_obj_close(j);
+	json_move(j, &o, "");
 	json_whys_close(j, &w);
 	json_obj_close(j);
 }
@@ -455,7 +484,9 @@ static void footer_text(FILE *f, const struct run_info *info,
 	if (*lost_groups_text(info, lost, sizeof(lost)))
 		fprintf(f, "lost probe groups: %s (their figures read "
 			"'failed'; bhprof probe says why)\n", lost);
-	if (!wb_seen && figure_known(info, PATH_BH, FIG_WB_PAGES))
+	if (!wb_seen && !strcmp(figure_why(info, PATH_BH, FIG_WB_CALLS) ?: "",
+				"n/a") &&
+	    figure_known(info, PATH_BH, FIG_WB_PAGES))
 		fprintf(f, "writeback calls and latency: not visible to "
 			"tracepoints; passes over an inode are (see README)\n");
 	if (s->self_runs && s->self_on_secs > 0)

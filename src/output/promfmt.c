@@ -13,6 +13,7 @@
 #include "bhprof_hist.h"
 #include "callers_out.h"
 #include "model/devices.h"
+#include "model/figures.h"
 #include "promfmt.h"
 
 enum fam_type { FAM_COUNTER, FAM_GAUGE, FAM_HISTOGRAM, FAM_INFO };
@@ -333,6 +334,30 @@ static const struct timed_family calls_family = {
 	FIG_WB_CALLS, offsetof(struct bhp_path_stats, wb_calls), HIST_WB_LAT,
 };
 
+/* the engines under the writeback calls, by their function: the
+ * figures' table names them */
+static void engine_metrics(struct prom *p, const struct run_info *info,
+			   const struct summary *s, struct labels *l)
+{
+	const char *name = "bhprof_writeback_engine_calls";
+
+	family(p, name, FAM_COUNTER, NULL,
+	       "Calls of each writeback engine inside the writeback calls, "
+	       "per path (absent in tracepoint mode).");
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *d = &figure_defs[i];
+
+		if (d->fig != FIG_WB_ENGINES)
+			continue;
+		for (unsigned int path = 0; path < NR_PATHS; path++) {
+			path_label(l, path);
+			lbl_add(l, "engine", strrchr(d->json, '.') + 1);
+			counter_u64(p, name, l,
+				    (uint64_t)figure_value(d, &s->path[path]));
+		}
+	}
+}
+
 static void writeback_metrics(struct prom *p, const struct run_info *info,
 			      const struct summary *s, struct labels *l)
 {
@@ -351,6 +376,8 @@ static void writeback_metrics(struct prom *p, const struct run_info *info,
 		timed_metrics(p, info, s, l, &passes_family, all);
 	if (any)
 		timed_metrics(p, info, s, l, &calls_family, seen);
+	if (any)
+		engine_metrics(p, info, s, l);
 }
 
 /*

@@ -16,7 +16,7 @@
 
 /* The sparse indices below are part of the format: a change to these
  * structures must come with a change to docs/format.md. */
-_Static_assert(sizeof(struct bhp_path_stats) == 19 * 8, "path counters");
+_Static_assert(sizeof(struct bhp_path_stats) == 23 * 8, "path counters");
 _Static_assert(sizeof(struct bhp_path_stats) <= PATH_STRIDE_BYTES,
 	       "path counters overflow their stride");
 _Static_assert(sizeof(struct bhp_global_stats) == 9 * 8, "global counters");

@@ -124,6 +124,8 @@ static const char *const short_names[NR_PROBES] = {
 	[PROBE_DIO_FALLBACK] = "dwf",
 	[PROBE_PASS_INODE] = "pass",
 	[PROBE_PASS_EXT4] = "pass_ext4",
+	[PROBE_WB_MPAGE] = "wb_mpage",
+	[PROBE_WB_EXT4] = "wb_ext4",
 };
 
 /* A tracepoint standing in for a kernel function sees its events but

@@ -84,6 +84,16 @@ check "passes: each has its latency" \
 	[ "$(j '.paths.bh.writeback.pass_lat_ns.count')" = "$bh" ] &&
 	[ "$(j '.paths.iomap.writeback.pass_lat_ns.count')" = "$io" ] &&
 	[ "$(j '.paths.bh.writeback.pass_lat_ns.p50 > 0')" = true ]
+# ext4 writes its data back through its own loop, which fires no
+# wbc_writepage: its pages are ext4_writepages_result's, on the bh path
+edev=$(lsblk -dno MAJ:MIN "$E" | tr -d ' ' | tr : ,)
+kpages=$(awk -v d="dev $edev " 'index($0, " ext4_writepages_result: " d) {
+	for (i = 1; i < NF; i++) if ($i == "pages_written") s += $(i + 1) }
+	END { print s + 0 }' "$WORK/trace.txt")
+wbp=$(j .paths.bh.writeback.pages)
+echo "     bh writeback pages $wbp; the kernel's ext4_writepages_result pages $kpages"
+check "bh writeback pages hold ext4's own ($wbp >= $kpages >= 1280)" \
+	[ "$wbp" -ge "$kpages" ] && [ "$kpages" -ge 1280 ]
 check "writeback calls stay n/a in tracepoint mode" \
 	[ "$(j '.paths.bh.writeback.calls, .paths.iomap.writeback.lat_ns' | sort -u)" = null ]
 

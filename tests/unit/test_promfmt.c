@@ -86,6 +86,9 @@ static struct fixture *fixture_new(enum attach_mode wb_mode)
 	fx->info.buffer_head = 1;
 	for (int i = 0; i < NR_PROBES; i++)
 		fx->info.probes[i].mode = MODE_TRACEPOINT;
+	/* writeback calls are do_writepages()', in wb_mode */
+	fx->info.features = RUN_F_WB_MAPPING;
+	fx->info.probes[PROBE_WB_CTX].mode = wb_mode;
 	fx->info.probes[PROBE_WB_BH].mode = wb_mode;
 	fx->info.probes[PROBE_WB_IOMAP].mode = wb_mode;
 	snprintf(fx->info.probes[PROBE_BH_ALLOC].detail,
@@ -317,7 +320,7 @@ TEST(prom_callers_only_with_callers)
 	CHECK(!strstr(text, "bhprof_buffer_heads_alive"));
 	CHECK(!strstr(text, "bhprof_buffer_heads_by_owner"));
 	free(text);
-	fx->info.features = RUN_F_READS | RUN_F_CALLERS;
+	fx->info.features = RUN_F_READS | RUN_F_CALLERS | RUN_F_WB_MAPPING;
 	fx->info.callers_mode = MODE_FENTRY;
 	fx->info.bh_size = 104;
 	callers_mount_add(KDEV_MKDEV(250u, 7u), "ext4");

@@ -732,6 +732,33 @@ TEST(figure_why_says_absent_na_failed)
 
 /* Tracepoint mode's read calls are iomap's alone, and never timed;
  * passes are known wherever they were recorded and the kernel has them */
+/* Writeback calls are do_writepages() over a mapping since feature bit
+ * 4; a file from before counted engine calls: those read unrecorded */
+TEST(figure_why_writeback_calls)
+{
+	static struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	in.features = RUN_F_READS | RUN_F_PASSES;
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_FENTRY;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_CALLS), "unrecorded"));
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_WB_ENGINES),
+		      "unrecorded"));
+	CHECK(figure_known(&in, PATH_BH, FIG_WB_PAGES));
+	in.features |= RUN_F_WB_MAPPING;
+	CHECK(figure_known(&in, PATH_BH, FIG_WB_CALLS));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_WB_ENGINES));
+	/* tracepoints see pages, neither calls nor engines */
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_TRACEPOINT;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_CALLS), "n/a"));
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_ENGINES), "n/a"));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_WB_PAGES));
+	in.probes[PROBE_WB_EXT4].failed = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_PAGES), "failed"));
+}
+
 TEST(figure_why_tracepoint_reads_and_passes)
 {
 	static struct run_info in;
