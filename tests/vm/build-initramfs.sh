@@ -130,7 +130,7 @@ has_fs() {	# has_fs y|m|"" module-name
 eval "$(kernel_plan "$img" "$K_ARCH")"
 scen=${VM_SCENARIOS:-$SCENARIOS}
 [ "$scen" = all ] && scen=$ALL_SCENARIOS
-have_xfs=0 have_ext4=0 have_exfat=0
+have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
 	copy_dyn "$(tool mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
@@ -145,12 +145,17 @@ if [[ " $scen " == *" exfat-"* ]] && has_fs "$K_EXFAT" exfat; then
 	have_exfat=1
 	copy_dyn "$(tool mkfs.exfat)" || die "mkfs.exfat missing (apt-get install exfatprogs)"
 fi
+# vfat the same way; busybox's mkdosfs makes it
+if [[ " $scen " == *" vfat-"* ]] && has_fs "$K_VFAT" vfat; then
+	have_vfat=1
+fi
 # scenarios that need a filesystem the kernel lacks are left out
 plan=""
 for s in $scen; do
 	case $s in
 	ext4-*) [ $have_ext4 = 1 ] || continue ;;
 	exfat-*) [ $have_exfat = 1 ] || continue ;;
+	vfat-*) [ $have_vfat = 1 ] || continue ;;
 	xfs-*|file-read|mmap-write) [ $have_xfs = 1 ] || continue ;;
 	esac
 	plan="$plan $s"
@@ -171,6 +176,7 @@ VM_BH=$K_BH
 VM_HAVE_XFS=$have_xfs
 VM_HAVE_EXT4=$have_ext4
 VM_HAVE_EXFAT=$have_exfat
+VM_HAVE_VFAT=$have_vfat
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'
 VM_STAT_TIMEOUT=${VM_STAT_TIMEOUT:-90}

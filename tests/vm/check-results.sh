@@ -185,7 +185,7 @@ def pathof($w):
   if $w.blockdev then (if $bh == 1 then "bh" else "iomap" end)
   elif ($w.path | startswith("/mnt/ext4")) then "bh"
   elif ($w.path | startswith("/mnt/xfs")) then "iomap"
-  elif ($w.path | startswith("/mnt/exfat")) then enginepath
+  elif ($w.path | startswith("/mnt/exfat")) or ($w.path | startswith("/mnt/vfat")) then enginepath
   else "none" end;
 # the units a write was cut into: the blocks of its device or filesystem
 # (buffer_heads) and the pages of its page cache (writeback)
@@ -674,7 +674,7 @@ map(select(.figures.paths != {})) | select(length > 1) |
 # whichever of the flusher and fsync gets there first: how many bh bios
 # that takes differs from run to run in the kernel'"'"'s own trace too (the
 # per-run checks hold each run to that trace)
-(any(.scenario == "exfat-file")) as $exfat |
+(any(.scenario == "exfat-file" or .scenario == "vfat-file")) as $exfat |
 [ metric("bh bios"; .paths.bh.bio.count; .ref.paths.bh.bios), metric("iomap bios"; .paths.iomap.bio.count; .ref.paths.iomap.bios),
   metric("bh bio bytes"; .paths.bh.bio.bytes; .ref.paths.bh.bytes), metric("iomap bio bytes"; .paths.iomap.bio.bytes; .ref.paths.iomap.bytes),
   metric("bh pages"; .paths.bh.writeback.pages), metric("iomap pages"; .paths.iomap.writeback.pages),

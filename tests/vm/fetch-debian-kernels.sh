@@ -30,12 +30,14 @@ cache=$(debian_kernels_dir)
 work=$cache/work
 targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64}
 # what the matrix's scenarios load: the disks, the filesystems, loop
-MODULES="nvme ext4 xfs loop crypto-crc32c exfat"
+MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8"
 # at least a raw write, a raw read, one ext4 and one XFS file, in
 # every mode; ext4 and XFS file reads, whose ext4 functions live in the
 # module; and exfat, whose path moved from buffer heads (6.12) to iomap
-# (7.x)
-PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file"
+# (7.x); and vfat, on buffer heads with mpage_writepages' writeback
+# (its mount loads the codepage and character sets it names: no modprobe
+# in the guest, so they are loaded beforehand)
+PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file"
 
 fail() {
 	printf 'fetch-debian-kernels: %s\n' "$*" >&2

@@ -162,8 +162,8 @@ gate_record() {
 }
 [ "${VM_JOB:-matrix}" = gate-record ] && gate_record
 
-mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat
-export XFS_MNT="" EXT4_MNT="" EXFAT_MNT=""
+mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat
+export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT=""
 
 # A fresh filesystem for every run that uses one, so that each attach
 # mode sees the same disk state and must report the same counts.
@@ -201,12 +201,27 @@ fresh_ext4() {
 fresh_exfat() {
 	EXFAT_MNT=""
 	[ "$VM_HAVE_EXFAT" = 1 ] && [ -n "$RAW2" ] || return 0
-	umount /mnt/exfat 2>/dev/null
+	umount /mnt/exfat /mnt/vfat 2>/dev/null
 	if mkfs.exfat "$RAW2" >>$R/mkfs.log 2>&1 &&
 	   mount -t exfat -o noatime "$RAW2" /mnt/exfat 2>>$R/mkfs.log; then
 		EXFAT_MNT=/mnt/exfat
 	else
 		log "FAILED: mkfs/mount exfat on $RAW2"
+	fi
+}
+
+# vfat, the same way: FAT writes and writes back through buffer heads
+# (generic_perform_write, mpage_writepages) on every kernel that has them
+fresh_vfat() {
+	VFAT_MNT=""
+	[ "$VM_HAVE_VFAT" = 1 ] && [ -n "$RAW2" ] || return 0
+	# the second raw disk is exfat's too: only one of them holds it
+	umount /mnt/exfat /mnt/vfat 2>/dev/null
+	if mkdosfs "$RAW2" >>$R/mkfs.log 2>&1 &&
+	   mount -t vfat -o noatime "$RAW2" /mnt/vfat 2>>$R/mkfs.log; then
+		VFAT_MNT=/mnt/vfat
+	else
+		log "FAILED: mkfs/mount vfat on $RAW2"
 	fi
 }
 
@@ -291,6 +306,7 @@ fresh_for() {
 	case $1 in
 	ext4-*) fresh_ext4 ;;
 	exfat-*) fresh_exfat ;;
+	vfat-*) fresh_vfat ;;
 	xfs-*|two-writers) fresh_xfs ;;
 	file-read|mmap-write) fresh_ext4; fresh_xfs ;;
 	esac
