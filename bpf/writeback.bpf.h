@@ -23,6 +23,7 @@ static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	struct bhp_thread *t;
+	struct inode *inode;
 	struct bhp_ctx *c;
 
 	FAULT_POINT(BHP_GROUP_WB);
@@ -37,10 +38,13 @@ static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 		t->wb.depth++;
 		return;
 	}
-	ctx_open(CTX_WB, BPF_CORE_READ((struct address_space *)mapping, host),
-		 SRC_DO_WRITEPAGES, 0, PATH_NONE, false);
+	inode = BPF_CORE_READ((struct address_space *)mapping, host);
+	ctx_open(CTX_WB, inode, SRC_DO_WRITEPAGES, 0, PATH_NONE, false);
+	/* ours, not one left open by a missed return (-d may refuse ours) */
 	c = ctx_in(t, CTX_WB);
-	t->wb.path = c && c->src == SRC_DO_WRITEPAGES ? c->path : PATH_NONE;
+	t->wb.path = c && c->src == SRC_DO_WRITEPAGES &&
+				     c->inode == (__u64)inode ?
+			     c->path : PATH_NONE;
 	t->wb.wbc = (__u64)wbc;
 	t->wb.nr_to_write = wbc ? BPF_CORE_READ((struct writeback_control *)wbc,
 					       nr_to_write) : 0;
