@@ -114,11 +114,15 @@ static bool group_failed(const struct run_info *info, enum bhp_group g)
 }
 
 /* Writeback calls, and the engines under them, are invisible to
- * tracepoints: do_writepages() and the engines have none. */
-static const char *wb_calls_why(const struct run_info *info)
+ * tracepoints: do_writepages() and the engines have none. A kernel
+ * without block_write_full_folio has no bh path: its zero is real. */
+static const char *wb_calls_why(const struct run_info *info,
+				unsigned int path)
 {
 	enum attach_mode m = info->probes[PROBE_WB_CTX].mode;
 
+	if (path == PATH_BH && info->probes[PROBE_WB_BH].absent)
+		return NULL;
 	if (!(info->features & RUN_F_WB_MAPPING))
 		return "unrecorded";
 	return m == MODE_FENTRY || m == MODE_KPROBE ? NULL : "n/a";
@@ -238,7 +242,7 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 	switch (f) {
 	case FIG_WB_CALLS:
 	case FIG_WB_ENGINES:
-		return wb_calls_why(info);
+		return wb_calls_why(info, path);
 	case FIG_READ:
 		return read_calls_seen(info, path) ? NULL : "n/a";
 	case FIG_READ_LAT:

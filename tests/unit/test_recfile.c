@@ -755,6 +755,10 @@ TEST(figure_why_writeback_calls)
 	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_CALLS), "n/a"));
 	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_ENGINES), "n/a"));
 	CHECK(figure_known(&in, PATH_IOMAP, FIG_WB_PAGES));
+	/* no bh path on a kernel without buffer heads: a real 0 */
+	in.probes[PROBE_WB_BH].absent = true;
+	CHECK(figure_known(&in, PATH_BH, FIG_WB_CALLS));
+	CHECK(!strcmp(figure_why(&in, PATH_IOMAP, FIG_WB_CALLS), "n/a"));
 	in.probes[PROBE_WB_EXT4].failed = true;
 	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_PAGES), "failed"));
 }
