@@ -127,6 +127,8 @@ static void fill_info(struct run_info *in, const struct shape *sh)
 	in->page_size = sh->page_size ? sh->page_size : 4096;
 	in->start_realtime_ns = 1764748800000000000ull;
 	in->interval_ms = 1000;
+	/* writeback calls as bhprof counts them now: do_writepages() */
+	in->features = RUN_F_WB_MAPPING;
 	for (int i = 0; i < NR_PROBES; i++) {
 		in->probes[i].mode = tracepoint || i == PROBE_BIO ?
 					     MODE_TRACEPOINT : MODE_FENTRY;
