@@ -101,8 +101,8 @@ const struct figure_def figure_defs[] = {
 	  U(dio_lat.p99), FIG_WRITE, SAMPLE_DIO, FW_DIO },
 	{ NULL, NULL, NULL, "direct lat max", NULL, U_NS, U(dio_lat.max),
 	  FIG_WRITE, SAMPLE_DIO, FW_DIO },
-	/* writeback: calls of the path's writeback function, the pages it
-	 * wrote, and passes over an inode */
+	/* writeback: do_writepages() calls over the path's mappings, the
+	 * pages they wrote, the engines under them, and passes over an inode */
 	{ NULL, NULL, "writeback.calls", "writeback calls", NULL, U_COUNT,
 	  U(c.wb_calls), FIG_WB_CALLS, SAMPLE_COUNT, FW_WB_CALLS },
 	{ "writeback.pages", "wb_pages", "writeback.pages", "writeback pages",

@@ -328,9 +328,9 @@ static const struct timed_family passes_family = {
  * them: in tracepoint mode the series are absent, never zero. */
 static const struct timed_family calls_family = {
 	"bhprof_writeback_calls",
-	"Writeback function calls, per path (absent in tracepoint mode).",
+	"Writeback calls (do_writepages over a mapping), per path (absent in tracepoint mode).",
 	"bhprof_writeback_latency_seconds",
-	"Writeback function latency, per path (absent in tracepoint mode).",
+	"Writeback call latency, per path (absent in tracepoint mode).",
 	FIG_WB_CALLS, offsetof(struct bhp_path_stats, wb_calls), HIST_WB_LAT,
 };
 
