@@ -32,7 +32,6 @@ const volatile __u32 nr_filter_devs = 0;
 const volatile __u32 filter_devs[BHP_MAX_FILTER_DEVS] = {};
 const volatile __u64 bh_cs_lo = 0;	/* alloc_buffer_head's text range */
 const volatile __u64 bh_cs_hi = 0;
-const volatile bool iomap_wp_wpc_only = false;
 const volatile bool gpw_takes_file = false;
 const volatile __u32 page_shift = 12;
 const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */

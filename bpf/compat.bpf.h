@@ -26,14 +26,6 @@ struct folio___v61 {
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
-/* 6.18 iomap_writepages() takes only the context, which now carries the
- * inode and the wbc (the iomap writeback rework for fuse in 6.18); 7.2
- * keeps that shape. Userspace reads the arity from BTF. */
-struct iomap_writepage_ctx___v618 {
-	struct inode *inode;
-	struct writeback_control *wbc;
-} __attribute__((preserve_access_index));
-
 /* 7.2 iomap_read_folio(ops, ctx) and iomap_readahead(ops, ctx): the
  * folio or the readahead control moved into a context ("iomap: add
  * iomap_read_folio_ctx", for fuse's iomap reads in 6.19) */

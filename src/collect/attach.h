@@ -39,7 +39,6 @@ struct attach_plan {
 	bool failed[BHP_NR_GROUPS];
 	char fail_why[BHP_NR_GROUPS][224];
 	bool kernel_has_bh;
-	bool iomap_wp_wpc_only;
 	bool gpw_takes_file;
 	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
 	bool typed;			/* bpf_rdonly_cast (6.2+): the

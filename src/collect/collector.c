@@ -120,7 +120,6 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	       o->nr_filter_devs * sizeof(r->filter_devs[0]));
 	r->bh_cs_lo = p->bh_cs_lo;
 	r->bh_cs_hi = p->bh_cs_hi;
-	r->iomap_wp_wpc_only = p->iomap_wp_wpc_only;
 	r->gpw_takes_file = p->gpw_takes_file;
 	r->head_is_mask = p->head_is_mask;
 	r->iomap_read_ctx = p->iomap_read_ctx;

@@ -288,13 +288,6 @@ static const struct btf_type *func_proto(const struct btf *btf,
 	return t && btf_is_func_proto(t) ? t : NULL;
 }
 
-int btf_func_nr_params(const struct btf *btf, const char *name)
-{
-	const struct btf_type *t = func_proto(btf, name);
-
-	return t ? btf_vlen(t) : -1;
-}
-
 bool btf_func_param0_is(const struct btf *btf, const char *func,
 			const char *struct_name)
 {

@@ -33,7 +33,6 @@ const char *ksyms_func(const struct ksyms *k, const char *name);
 const char *ksyms_module_of(const struct ksyms *k, const char *name);
 
 bool btf_has_func(const struct btf *btf, const char *name);
-int btf_func_nr_params(const struct btf *btf, const char *name);
 /* does the first parameter point to a struct of that name? */
 bool btf_func_param0_is(const struct btf *btf, const char *func,
 			const char *struct_name);

@@ -102,10 +102,8 @@ struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
 	case PROBE_BH_ALLOC:
 		/* counted on entry: no return flavours */
 		if (p->callers)
-			return (struct progs){ s->progs.fe_bh_alloc_c, NULL,
-					       s->progs.kp_bh_alloc_c, NULL };
-		return (struct progs){ s->progs.fe_bh_alloc, NULL,
-				       s->progs.kp_bh_alloc, NULL };
+			return ENTRY_FLAVOURS(s, bh_alloc_c);
+		return ENTRY_FLAVOURS(s, bh_alloc);
 	case PROBE_READ_BH_FOLIO:
 		return FLAVOURS(s, bh_read_folio);
 	case PROBE_READ_BH_RA:
@@ -127,8 +125,7 @@ struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
 	case PROBE_MKWRITE_IOMAP:
 		return FLAVOURS(s, iomap_mkwrite);
 	case PROBE_DIO_FALLBACK:
-		return (struct progs){ s->progs.fe_dwf, NULL, s->progs.kp_dwf,
-				       NULL };
+		return ENTRY_FLAVOURS(s, dwf);
 	default:
 		return (struct progs){};
 	}
@@ -426,7 +423,6 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 		       const struct ksyms *ks)
 {
 	p->kernel_has_bh = !p->absent[PROBE_BH_ALLOC];
-	p->iomap_wp_wpc_only = btf_func_nr_params(btf, "iomap_writepages") == 1;
 	p->gpw_takes_file = btf_func_param0_is(btf, "generic_perform_write",
 					       "file");
 	p->head_is_mask = kernel_head_is_mask(btf);

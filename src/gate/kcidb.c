@@ -249,8 +249,9 @@ static void rule_test(struct kcidb_ctx *c, const struct judged *j)
 
 /* did run measure m on p, its path (any: on both paths, as the gate
  * asks)? */
-static bool run_measured(const struct loaded_run *run, const struct figure_def *m,
-			 int path, const struct path_summary *p)
+static bool run_measured(const struct loaded_run *run,
+			 const struct figure_def *m, int path,
+			 const struct path_summary *p)
 {
 	const struct run_info *in = recfile_info(run->rec);
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 #include "metrics.h"
 #include "output/output.h"
 

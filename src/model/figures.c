@@ -279,7 +279,8 @@ bool figure_any_only(const struct figure_def *d)
 	return d->name && !strncmp(d->name, "bh.", 3);
 }
 
-bool wb_calls_seen(const struct run_info *info)
+/* does either path's mode see writeback calls? */
+static bool wb_calls_seen(const struct run_info *info)
 {
 	return figure_known(info, PATH_BH, FIG_WB_CALLS) ||
 	       figure_known(info, PATH_IOMAP, FIG_WB_CALLS);

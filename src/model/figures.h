@@ -60,8 +60,6 @@ bool figure_whole(const struct figure_def *d);
 const struct figure_def *figure_find(const char *name);
 /* a figure of the whole run ("bh.*"): the gate's any. alone has it */
 bool figure_any_only(const struct figure_def *d);
-/* does either path's mode see writeback calls? */
-bool wb_calls_seen(const struct run_info *info);
 /* does d have a row in the text table of paths a (bh) and b (iomap)? */
 bool figure_shows(const struct figure_def *d, const struct run_info *info,
 		  const struct path_summary *a, const struct path_summary *b);

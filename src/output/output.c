@@ -473,7 +473,7 @@ static void header_text(FILE *f, const struct run_info *info,
 }
 
 static void footer_text(FILE *f, const struct run_info *info,
-			const struct summary *s, bool wb_seen)
+			const struct summary *s)
 {
 	char lost[64];
 
@@ -484,8 +484,8 @@ static void footer_text(FILE *f, const struct run_info *info,
 	if (*lost_groups_text(info, lost, sizeof(lost)))
 		fprintf(f, "lost probe groups: %s (their figures read "
 			"'failed'; bhprof probe says why)\n", lost);
-	if (!wb_seen && !strcmp(figure_why(info, PATH_BH, FIG_WB_CALLS) ?: "",
-				"n/a") &&
+	/* n/a on one path is n/a on both: the attach mode's */
+	if (!strcmp(figure_why(info, PATH_BH, FIG_WB_CALLS) ?: "", "n/a") &&
 	    figure_known(info, PATH_BH, FIG_WB_PAGES))
 		fprintf(f, "writeback calls and latency: not visible to "
 			"tracepoints; passes over an inode are (see README)\n");
@@ -506,7 +506,6 @@ void summary_text(FILE *f, const struct run_info *info,
 {
 	const struct trow t = { f, info, { &s->path[PATH_BH],
 					   &s->path[PATH_IOMAP] } };
-	bool wb_seen = wb_calls_seen(info);
 
 	header_text(f, info, s);
 	for (size_t i = 0; i < nr_figure_defs; i++) {
@@ -517,7 +516,7 @@ void summary_text(FILE *f, const struct run_info *info,
 		row(&t, d->label, d->unit, figure_value(d, t.p[0]),
 		    figure_value(d, t.p[1]), d->fig, d->sample);
 	}
-	footer_text(f, info, s, wb_seen);
+	footer_text(f, info, s);
 	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {
 		size_hist_text(f, &t.p[0]->hist[HIST_BIO_SIZE], "bh");
 		size_hist_text(f, &t.p[1]->hist[HIST_BIO_SIZE], "iomap");
