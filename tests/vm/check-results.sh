@@ -205,6 +205,13 @@ def short_ok($got; $want): $got <= $want and $got >= $want - $skipped;
 # the kernel'"'"'s own count of a path'"'"'s read and page_mkwrite calls
 def kread($p): if $p == "bh" then kp("block_read_full_folio") + kp("mpage_readahead") + kp("ext4_read_folio") + kp("ext4_readahead")
                else kp("iomap_read_folio") + kp("iomap_readahead") end;
+# ... and of the writeback engines, by bhprof'"'"'s names: each function
+# where the kernel has it (mpage_writepages is __mpage_writepages'"'"'
+# inline wrapper in 7.x), null where the scenario took no kprobe counts
+def kengines: if ($kp | has("do_writepages")) then {
+    block_write_full_folio: (kp("block_write_full_folio") + kp("block_write_full_page")),
+    mpage_writepages: (if $kp | has("__mpage_writepages") then kp("__mpage_writepages") else kp("mpage_writepages") end),
+    ext4_writepages: kp("ext4_writepages"), iomap_writepages: kp("iomap_writepages") } else null end;
 def kmkwrite($p): if $p == "bh" then (if kp("ext4_page_mkwrite") > 0 then kp("ext4_page_mkwrite") else kp("block_page_mkwrite") end)
                   else kp("iomap_page_mkwrite") end;
 $stat as $s |
@@ -259,12 +266,11 @@ $stat as $s |
       { bios: (map(.ref_count) | add), bytes: (map(.ref_bytes) | add),
         calls: kread($p) } end) }) | from_entries),
   mkwrite: ([ "bh", "iomap" ] | map({ key: ., value: kmkwrite(.) }) | from_entries),
-  # one folio per call: ext4-meta'"'"'s reference for the block device'"'"'s
-  # writeback, which differs from run to run (other scenarios that take
-  # kprobe counts keep no such reference: a race makes theirs
-  # incomparable, and tracepoint mode counts their pages otherwise)
-  bh_wb_calls: (if $scen == "ext4-meta" and $kp != {} then
-           kp("block_write_full_folio") + kp("block_write_full_page") else null end),
+  # the writeback that the flusher, jbd2 and fsync race for differs
+  # from run to run: the kernel'"'"'s do_writepages() calls (every path'"'"'s)
+  # and its engines are what bhprof'"'"'s calls are compared with
+  wb_calls: (if $kp | has("do_writepages") then kp("do_writepages") else null end),
+  wb_engines: kengines,
   fallback: $kp.direct_write_fallback }) as $r |
 $r + { checks: (
   [ chk("ran"; ($rc == 0 and $s.command.exit_status == 0 and ($ws | length) + ($rs | length) > 0);
@@ -335,6 +341,12 @@ $r + { checks: (
       select($mode != "tracepoint" and ($wb.calls // 0) > 0 and ($wb.pages // 0) > 0) |
       chk("\($p) writeback engines"; ([ $wb.engines[] ] | add) > 0;
           "\($wb.calls) calls over \($wb.pages) pages; engines \($wb.engines | tojson)") ]
+  # ... the very functions the kernel ran, as many times (fentry and
+  # kprobe mode; where the scenario took the kernel'"'"'s count)
+  + [ select($mode != "tracepoint" and kengines != null) | kengines | to_entries[] | .key as $e |
+      ([ $s.paths[]?.writeback.engines[$e] // 0 ] | add // 0) as $n |
+      chk("writeback engine \($e) vs kernel"; short_ok($n; .value);
+          "bhprof \($n) calls (all paths), kprobe event \(.value)") ]
   # what each mode can see: tracepoints have no writeback calls or
   # latency; every call seen has a latency
   + [ ("bh", "iomap") as $p | ($s.paths[$p] // {}) as $g |
@@ -681,11 +693,12 @@ map(select(.figures.paths != {})) | select(length > 1) |
   metric("bh allocations"; .paths.bh.bh_alloc; .ref.bh), metric("all bh allocations"; .bh_alloc_total; .ref.bh),
   metric("bh write calls"; .paths.bh.write.calls), metric("iomap write calls"; .paths.iomap.write.calls),
   metric("bh direct calls"; .paths.bh.direct.calls), metric("iomap direct calls"; .paths.iomap.direct.calls),
-  metric("bh writeback calls"; .paths.bh.writeback.calls), metric("iomap writeback calls"; .paths.iomap.writeback.calls),
-  metric("bh block_write_full_folio calls"; .paths.bh.writeback.engines.block_write_full_folio; .ref.bh_wb_calls),
-  metric("bh mpage_writepages calls"; .paths.bh.writeback.engines.mpage_writepages),
-  metric("bh ext4_writepages calls"; .paths.bh.writeback.engines.ext4_writepages),
-  metric("iomap iomap_writepages calls"; .paths.iomap.writeback.engines.iomap_writepages),
+  metric("bh writeback calls"; .paths.bh.writeback.calls; .ref.wb_calls),
+  metric("iomap writeback calls"; .paths.iomap.writeback.calls; .ref.wb_calls),
+  metric("bh block_write_full_folio calls"; .paths.bh.writeback.engines.block_write_full_folio; .ref.wb_engines.block_write_full_folio),
+  metric("bh mpage_writepages calls"; .paths.bh.writeback.engines.mpage_writepages; .ref.wb_engines.mpage_writepages),
+  metric("bh ext4_writepages calls"; .paths.bh.writeback.engines.ext4_writepages; .ref.wb_engines.ext4_writepages),
+  metric("iomap iomap_writepages calls"; .paths.iomap.writeback.engines.iomap_writepages; .ref.wb_engines.iomap_writepages),
   metric("bh read bios"; .paths.bh.read_bio.count; .ref.rpaths.bh.bios), metric("iomap read bios"; .paths.iomap.read_bio.count; .ref.rpaths.iomap.bios),
   metric("bh read bytes"; .paths.bh.read_bio.bytes; .ref.rpaths.bh.bytes), metric("iomap read bytes"; .paths.iomap.read_bio.bytes; .ref.rpaths.iomap.bytes),
   metric("bh read pages"; .paths.bh.read.pages), metric("iomap read pages"; .paths.iomap.read.pages),
@@ -709,12 +722,12 @@ map(select(.figures.paths != {})) | select(length > 1) |
    .vals |= map(select(.mode != "tracepoint")) else . end) |
 # (a path'"'"'s buffer_heads have only the total to go by: not comparable)
 select(($racy | not) or ((.vals | all(.r != null)) and .name != "bh allocations")) |
-select(($exfat and (.name | test("^bh bio"))) | not) |
+# (so do the pages of its block device: held to the pages written per run)
+select(($exfat and (.name | test("^bh (bio|pages$)"))) | not) |
 # ... and ext4-meta'"'"'s block device writeback, which the flusher, jbd2
-# and the sync race for: how many pages and writeback calls it takes
-# differs from run to run (block_write_full_folio'"'"'s calls are held to
-# the kernel'"'"'s own count instead)
-select(($sync and (.name | test("^bh (pages|writeback calls|mpage_writepages calls)$"))) | not) |
+# and the sync race for: how many pages it takes differs from run to run
+# (its calls and engines are held to the kernel'"'"'s own count instead)
+select(($sync and (.name | test("^bh pages$"))) | not) |
 .vals |= map(select(.v != null)) | select(.vals | length > 1) |
 ([.vals[].v] | unique | length == 1) as $same |
 # When the kernel itself did not do the same thing in every run (its own

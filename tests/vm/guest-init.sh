@@ -252,8 +252,8 @@ if [ -n "$lo" ]; then
 	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bhfree-filter
 fi
 
-# The kernel's own count of read, page_mkwrite, fallback and bh
-# writeback calls: a kprobe event on each such function it has, enabled
+# The kernel's own count of read, page_mkwrite, fallback and writeback
+# calls and of the writeback engines: a kprobe event on each such function it has, enabled
 # by the scenarios around their load only (scenarios/common.sh); made
 # once, since adding a probe event would empty the trace buffer of a
 # running scenario
@@ -261,7 +261,9 @@ for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
 	 iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite \
 	 iomap_page_mkwrite direct_write_fallback \
 	 block_write_full_folio block_write_full_page \
-	 iomap_file_buffered_write generic_perform_write; do
+	 iomap_file_buffered_write generic_perform_write \
+	 do_writepages ext4_writepages mpage_writepages __mpage_writepages \
+	 iomap_writepages; do
 	# a module's function ends in "\t[ext4]" (Debian's generic kernels)
 	grep -qE " [tT] $f(	\[[a-z0-9_]+\])?\$" /proc/kallsyms || continue
 	echo "p:bhpref/$f $f" >> /sys/kernel/tracing/kprobe_events 2>>$R/init.err ||

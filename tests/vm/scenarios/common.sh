@@ -17,15 +17,15 @@ KMEM=$T/events/kmem/kmem_cache_alloc
 # that set KFREE=1 (--callers: its frees), /tmp/bhfree-filter
 KMEMF=$T/events/kmem/kmem_cache_free
 
-# The kernel's own count of the read, page_mkwrite and fallback calls:
-# guest-init.sh made a kprobe event (group bhpref) on each such function
-# the kernel has; their hits in kprobe_profile, before and after, go to
-# kprobe-profile.txt as "function hits" lines
+# The kernel's own count of the read, page_mkwrite, fallback and
+# writeback calls: guest-init.sh made a kprobe event (group bhpref) on
+# each such function the kernel has; their hits in kprobe_profile,
+# before and after, go to kprobe-profile.txt as "function hits" lines
 KP=$T/events/bhpref
 
 # Each enable and disable costs the kernel a code patch, slow under TCG:
-# only scenarios that set KREF=1 (reads, mappings, fallbacks, ext4
-# metadata) pay it.
+# only scenarios that set KREF=1 (reads, mappings, fallbacks, file
+# writeback, ext4 metadata) pay it.
 ref_probes_on() {
 	[ "${KREF:-0}" = 1 ] && [ -d $KP ] || return 0
 	awk '{ print $1, $2 }' $T/kprobe_profile > /tmp/kp.before
