@@ -7,6 +7,7 @@
 #include <string.h>
 #include "collect/collector.h"
 #include "cmd/commands.h"
+#include "util/array.h"
 
 struct cmd {
 	const char *name;
@@ -25,7 +26,7 @@ static const struct cmd cmds[] = {
 	{ "serve", cmd_serve, "export live metrics to Prometheus" },
 };
 
-#define NR_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+#define NR_CMDS ARRAY_SIZE(cmds)
 
 static void usage(FILE *f)
 {

@@ -15,8 +15,8 @@
 #include "attach.h"
 #include "kernel.h"
 #include "bhprof.skel.h"
+#include "util/array.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* one function's programs in the flavours that take functions */
 struct progs {

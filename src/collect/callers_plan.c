@@ -23,7 +23,7 @@ size_t callers_want(const char **want)
 	want[n++] = NULL;
 	want[n++] = CALLERS_FREE;
 	want[n++] = NULL;
-	for (size_t i = 0; i < ARRAY_LEN(callers_owners); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(callers_owners); i++)
 		want[n++] = callers_owners[i];
 	return n;
 }
@@ -85,7 +85,7 @@ void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 			 "no buffer_heads in this kernel");
 		return;
 	}
-	for (size_t i = 0; i < ARRAY_LEN(callers_owners) && !p->own_func[0];
+	for (size_t i = 0; i < ARRAY_SIZE(callers_owners) && !p->own_func[0];
 	     i++)
 		if (kernel_has_func(kb, ks, callers_owners[i]))
 			snprintf(p->own_func, sizeof(p->own_func), "%s",

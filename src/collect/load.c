@@ -48,7 +48,7 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_pass_ext4_end, BHP_GROUP_PASS },
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		if (t[i].prog == prog) {
 			*g = t[i].g;
 			return true;

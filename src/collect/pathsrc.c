@@ -4,8 +4,8 @@
 #include <bpf/bpf.h>
 #include "kernel.h"
 #include "pathsrc.h"
+#include "util/array.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * The helpers a mapping's operations point to, by family, each slot's
@@ -76,7 +76,7 @@ size_t pathsrc_want(const char **want, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < ARRAY_LEN(helpers) && n + 1 < max; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(helpers) && n + 1 < max; i++)
 		want[n++] = helpers[i].name;
 	if (n < max)
 		want[n++] = NULL;
@@ -86,7 +86,7 @@ size_t pathsrc_want(const char **want, size_t max)
 void pathsrc_resolve(struct pathsrc *ps, const struct ksyms *ks)
 {
 	ps->nr = 0;
-	for (size_t i = 0; i < ARRAY_LEN(helpers); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++) {
 		uint64_t a;
 
 		if (!helpers[i].name || !ks || ps->nr == MAX_PATH_HELPERS)
@@ -107,7 +107,7 @@ int pathsrc_fill(const struct pathsrc *ps, int helper_fd, int fs_fd)
 		if (bpf_map_update_elem(helper_fd, &ps->addr[i], &ps->path[i],
 					BPF_ANY))
 			return -errno;
-	for (size_t i = 0; i < ARRAY_LEN(fs_table); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(fs_table); i++)
 		if (bpf_map_update_elem(fs_fd, &fs_table[i].magic,
 					&fs_table[i].path, BPF_ANY))
 			return -errno;

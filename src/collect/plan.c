@@ -146,7 +146,7 @@ static int fentry_try(int btf_id, int btf_obj_fd)
 	int prog, link, err;
 
 	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "bhprof_try", "GPL", insns,
-			     ARRAY_LEN(insns), &opts);
+			     ARRAY_SIZE(insns), &opts);
 	if (prog < 0)
 		return -errno;
 	link = bpf_raw_tracepoint_open(NULL, prog);
@@ -360,7 +360,7 @@ static bool kprobes_possible(void)
 		"/sys/kernel/debug/tracing/kprobe_events",
 	};
 
-	for (size_t i = 0; i < ARRAY_LEN(where); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(where); i++)
 		if (!access(where[i], F_OK))
 			return true;
 	return false;
@@ -485,7 +485,7 @@ struct ksyms *attach_ksyms_load(void)
 		want[n++] = iter[id][1];
 	}
 	want[n++] = NULL;
-	n += pathsrc_want(want + n, ARRAY_LEN(want) - n - CALLERS_WANT);
+	n += pathsrc_want(want + n, ARRAY_SIZE(want) - n - CALLERS_WANT);
 	n += callers_want(want + n);
 	return ksyms_load(want, n);
 }

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "refusal.h"
+#include "util/array.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* the helpers bhprof's programs call that older kernels lack, by the
  * number the verifier names them with when it knows no name */
@@ -52,7 +52,7 @@ static bool stats_line(const char *line, size_t n)
 	static const char *const stats[] = { "processed ", "verification time",
 					     "stack depth", "insn_stack" };
 
-	for (size_t i = 0; i < ARRAY_LEN(stats); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(stats); i++)
 		if (n >= strlen(stats[i]) && !strncmp(line, stats[i],
 						      strlen(stats[i])))
 			return true;
@@ -107,7 +107,7 @@ static bool core_field(const char *log, char *buf, size_t len)
 		end = spec + strcspn(spec, "\n");
 	dot = memchr(spec, '.', end - spec);
 	n = (dot ? dot : end) - spec;
-	since = since_of(types, ARRAY_LEN(types), spec, n);
+	since = since_of(types, ARRAY_SIZE(types), spec, n);
 	if (since)
 		snprintf(buf, len, "CO-RE: no %.*s in this kernel's BTF (%.*s "
 			 "came in Linux %s)", (int)(end - spec), spec, (int)n,
@@ -137,7 +137,7 @@ static bool helper(const char *log, char *buf, size_t len)
 				 "kernel's BTF lacks");
 			return true;
 		}
-		for (size_t i = 0; i < ARRAY_LEN(helpers); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(helpers); i++) {
 			if (helpers[i].id != id)
 				continue;
 			snprintf(buf, len, "the kernel lacks the BPF helper %s "
@@ -169,7 +169,7 @@ static bool kfunc(const char *log, char *buf, size_t len)
 		return false;
 	p += sizeof(ext) - 1;
 	n = strcspn(p, "'\n");
-	since = since_of(kfuncs, ARRAY_LEN(kfuncs), p, n);
+	since = since_of(kfuncs, ARRAY_SIZE(kfuncs), p, n);
 	if (since)
 		snprintf(buf, len, "the kernel lacks the kfunc %.*s (Linux %s)",
 			 (int)n, p, since);

@@ -117,7 +117,7 @@ static void detail_of(enum probe_id id, const struct attach_plan *p,
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < ARRAY_LEN(parts) && n < len; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(parts) && n < len; i++)
 		if (parts[i][0])
 			n += snprintf(buf + n, len - n, "%s%s%s", n ? "; " : "",
 				      i == 2 || i == 3 ? "group: " : "",

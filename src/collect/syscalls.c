@@ -60,7 +60,7 @@ void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,
 			  size_t n)
 {
 	memset(cls, BHP_SYS_NONE, n);
-	for (size_t i = 0; i < ARRAY_LEN(sys_table); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sys_table); i++) {
 		enum bhp_group g = sys_class_group[sys_table[i].cls];
 
 		if (p->group_mode[g] != MODE_TRACEPOINT || p->failed[g])
@@ -76,7 +76,7 @@ void sys_names(char *buf, size_t len, unsigned int mask)
 	size_t off = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < ARRAY_LEN(sys_table) && off < len; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sys_table) && off < len; i++)
 		if (mask & (1u << sys_table[i].cls))
 			off += snprintf(buf + off, len - off, "%s%s",
 					off ? "/" : "", sys_table[i].name);
@@ -99,8 +99,8 @@ bool sys_events_ok(void)
 	    access("/sys/kernel/debug/tracing/events", F_OK))
 		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
 
-	for (size_t r = 0; r < ARRAY_LEN(roots); r++) {
-		size_t n = 2 * ARRAY_LEN(sys_table), i = 0;
+	for (size_t r = 0; r < ARRAY_SIZE(roots); r++) {
+		size_t n = 2 * ARRAY_SIZE(sys_table), i = 0;
 
 		/* enter and exit of each: bit 0 of i picks the direction */
 		for (; i < n; i++) {
@@ -126,7 +126,7 @@ int attach_sys_events(struct attach_plan *p, struct bhprof_bpf *s,
 	char name[64];
 	int err = 0;
 
-	for (size_t i = 0; i < ARRAY_LEN(sys_table) && !err; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sys_table) && !err; i++) {
 		if (sys_class_group[sys_table[i].cls] != g)
 			continue;
 		snprintf(name, sizeof(name), "sys_enter_%s", sys_table[i].name);

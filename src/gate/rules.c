@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rules.h"
+#include "util/array.h"
 
 /* a rules file is a handful of lines; anything larger is not one */
 #define RULES_FILE_MAX (64 * 1024)
@@ -30,7 +31,7 @@ static int parse_path(const char **s, unsigned int *path)
 	} paths[] = { { "bh.", PATH_BH }, { "iomap.", PATH_IOMAP },
 		      { "any.", RULE_ANY } };
 
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
 		size_t n = strlen(paths[i].name);
 
 		if (!strncmp(*s, paths[i].name, n)) {

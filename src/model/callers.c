@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callers.h"
+#include "util/array.h"
 
 struct sym {
 	uint64_t addr;
@@ -309,11 +310,11 @@ static const char *const helpers[] = {
 
 static bool is_helper(const char *s, size_t n)
 {
-	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++)
 		if (strlen(helpers[i]) == n && !strncmp(helpers[i], s, n))
 			return true;
 	/* a compiler's copy: name.isra.0, name.constprop.0 */
-	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++) {
 		size_t h = strlen(helpers[i]);
 
 		if (h < n && s[h] == '.' && !strncmp(helpers[i], s, h))

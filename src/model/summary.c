@@ -5,9 +5,9 @@
 #include <string.h>
 #include "devices.h"
 #include "summary.h"
+#include "util/array.h"
 
 #define MIB (1024.0 * 1024.0)
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static double per_sec(uint64_t v, double secs)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "output/output.h"
 #include "tui.h"
+#include "util/array.h"
 
 #define MIB (1024.0 * 1024.0)
 #define ROWS_FULL 12		/* metric rows with room to spare */
@@ -654,7 +655,7 @@ static void draw_footer(const struct tui *t, const struct tui_layout *l)
 
 	attron(a);
 	mvhline(y, 0, ' ', l->w);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		attron(A_BOLD);
 		x += tui_put(y, x, l->w - x, keys[i][0]) + 1;
 		attroff(A_BOLD);
@@ -681,7 +682,7 @@ static const char *const help_lines[] = {
 	"any key closes this help",
 };
 
-#define NR_HELP ((int)(sizeof(help_lines) / sizeof(help_lines[0])))
+#define NR_HELP ((int)ARRAY_SIZE(help_lines))
 
 static void draw_help(const struct tui *t, const struct tui_layout *l)
 {

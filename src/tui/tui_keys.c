@@ -6,13 +6,14 @@
  */
 #include <curses.h>
 #include "tui.h"
+#include "util/array.h"
 
 /* round steps, so the header never says "interval 0.4 s" after 0.2 * 2 */
 static const double steps[] = {
 	0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60,
 };
 
-#define NR_STEPS (sizeof(steps) / sizeof(steps[0]))
+#define NR_STEPS ARRAY_SIZE(steps)
 
 double tui_interval_step(double cur, int dir)
 {

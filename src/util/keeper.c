@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "keeper.h"
+#include "array.h"
 
 /* The command itself: default signals, its identity, then exec. An exec
  * failure goes back through the close-on-exec pipe. */
@@ -21,7 +22,7 @@ static void __attribute__((noreturn)) exec_cmd(char **cmd,
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	int err;
 
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		signal(sigs[i], SIG_DFL);
 	err = -priv_cmd_apply(pc);
 	if (!err) {
