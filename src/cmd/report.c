@@ -15,6 +15,8 @@
 #include "output/output.h"
 #include "util/priv.h"
 #include "recfile/run.h"
+#include "recfile/series.h"
+#include "util/array.h"
 
 #define HTML_ROWS 600	/* enough points for a chart, few enough to draw */
 
@@ -80,79 +82,62 @@ static void recording_text(FILE *f, const struct loaded_run *run)
 	fputc('\n', f);
 }
 
-/* why an interval's figure of a path is unknown; NULL if known */
-static const char *ts_why(const struct ts_path *tp, const struct run_info *in,
-			  unsigned int path, enum ts_fig k)
+/* a cell of report's table: unknown says why, never a zero */
+static const char *ts_cell(char *buf, size_t len, enum series_id id,
+			   const struct ts_row *r, const struct run_info *in,
+			   unsigned int p)
 {
-	switch (k) {
-	case TS_WRITE:
-		return figure_why(in, path, FIG_WRITE);
-	case TS_WRITE_LAT:
-		return figure_why(in, path, FIG_WRITE) ?:
-		       tp->write_calls ? NULL : "no write call in the interval";
-	case TS_BIOS:
-		return figure_why(in, path, FIG_PATH_BIOS);
-	case TS_WB:
-		return figure_why(in, path, FIG_WB_PAGES);
-	case TS_BH:
-		return figure_why(in, path, FIG_BH);
-	case TS_BH_PER_MIB:
-		return figure_why(in, path, FIG_BH) ?:
-		       isfinite(ts_bh_per_mib(tp)) ? NULL :
-		       "under 1 MiB written in the interval";
-	case TS_READ_BIOS:
-		return figure_why(in, path, FIG_READ_BIOS);
-	case TS_READ_PAGES:
-		return figure_why(in, path, FIG_READ_PAGES);
-	}
-	return NULL;
-}
+	const struct series_def *d = &series_defs[id];
+	const char *why = series_why(id, r, in, p);
+	double v = d->value(r, p);
 
-static const char *ts_cell(char *buf, size_t len, const char *fmt, double v,
-			   const char *why)
-{
 	if (why)
 		return why_cell(why);
-	snprintf(buf, len, fmt, v);
+	if (d->unit == U_NS)
+		return fmt_ns(buf, len, v);
+	snprintf(buf, len, series_whole(id) ? "%.0f" : "%.2f", v);
 	return buf;
+}
+
+/* report's table: the figures it shows, in its order */
+static const enum series_id text_cols[] = {
+	S_WRITE_MIB_S, S_BIO_MIB_S, S_LAT_P99, S_BIO_COUNT, S_BH_ALLOC,
+};
+
+/* as wide as the header and a space, 10 at least */
+static int col_width(enum series_id id)
+{
+	int w = (int)strlen(series_defs[id].text) + 1;
+
+	return w > 10 ? w : 10;
 }
 
 static void series_text(FILE *f, const struct loaded_run *run)
 {
 	const struct run_info *in = recfile_info(run->rec);
-	char w[32], b[32], lat[32], n[32], h[32];
+	const size_t n = ARRAY_SIZE(text_cols);
+	char b[32];
 
 	fprintf(f, "\ntime series (* = recorded frames lost inside the interval):\n");
-	fprintf(f, "%9s  %-6s %12s %10s %10s %10s %10s\n", "t (s)", "path",
-		"write MiB/s", "bio MiB/s", "write p99", "bios", "bh allocs");
+	fprintf(f, "%9s  %-6s", "t (s)", "path");
+	for (size_t c = 0; c < n; c++)
+		fprintf(f, " %*s", col_width(text_cols[c]),
+			series_defs[text_cols[c]].text);
+	fputc('\n', f);
 	for (size_t i = 0; i < run->nr_rows; i++) {
 		const struct ts_row *r = &run->rows[i];
 
 		for (unsigned int p = 0; p < NR_PATHS; p++) {
-			const struct ts_path *tp = &r->p[p];
-			const char *lw = ts_why(tp, in, p, TS_WRITE_LAT);
-			const char *bw = ts_why(tp, in, p, TS_BIOS);
-
 			if (p == 0)
 				fprintf(f, "%9.1f%c", r->t, r->gap ? '*' : ' ');
 			else
 				fprintf(f, "%10s", "");
-			fprintf(f, " %-6s %12s %10s %10s %10s %10s\n",
-				path_name(p),
-				ts_cell(w, sizeof(w), "%.2f",
-					mib_per_sec(tp->write_bytes +
-						    tp->dio_bytes, r->secs),
-					ts_why(tp, in, p, TS_WRITE)),
-				ts_cell(b, sizeof(b), "%.2f",
-					mib_per_sec(tp->bio_bytes, r->secs),
-					bw),
-				lw ? why_cell(lw) :
-				     fmt_ns(lat, sizeof(lat), tp->lat_p99),
-				ts_cell(n, sizeof(n), "%.0f",
-					(double)tp->bio_count, bw),
-				ts_cell(h, sizeof(h), "%.0f",
-					(double)tp->bh_alloc,
-					ts_why(tp, in, p, TS_BH)));
+			fprintf(f, " %-6s", path_name(p));
+			for (size_t c = 0; c < n; c++)
+				fprintf(f, " %*s", col_width(text_cols[c]),
+					ts_cell(b, sizeof(b), text_cols[c], r,
+						in, p));
+			fputc('\n', f);
 		}
 	}
 }
@@ -168,52 +153,25 @@ static void report_text(FILE *f, const struct loaded_run *run)
 /* ---- CSV ---- */
 
 /* an unknown figure is an empty field, never a zero */
-static void csv_num(FILE *f, const char *fmt, double v, const char *why)
-{
-	if (!why)
-		fprintf(f, fmt, v);
-	fputc(',', f);
-}
-
 static void csv_path(FILE *f, const struct ts_row *r, unsigned int p,
 		     const struct run_info *in)
 {
-	const struct ts_path *tp = &r->p[p];
-	const char *wr = ts_why(tp, in, p, TS_WRITE);
-	const char *lat = ts_why(tp, in, p, TS_WRITE_LAT);
-	const char *bios = ts_why(tp, in, p, TS_BIOS);
-	const char *rb = ts_why(tp, in, p, TS_READ_BIOS);
-
-	fprintf(f, "%.3f,%.3f,%s,", r->t, r->secs, path_name(p));
-	csv_num(f, "%.0f", (double)tp->write_calls, wr);
-	csv_num(f, "%.0f", (double)tp->write_bytes, wr);
-	csv_num(f, "%.0f", (double)tp->dio_bytes, wr);
-	csv_num(f, "%.3f", mib_per_sec(tp->write_bytes + tp->dio_bytes,
-				       r->secs), wr);
-	csv_num(f, "%.0f", (double)tp->bio_count, bios);
-	csv_num(f, "%.0f", (double)tp->bio_bytes, bios);
-	csv_num(f, "%.3f", mib_per_sec(tp->bio_bytes, r->secs), bios);
-	csv_num(f, "%.0f", (double)tp->lat_p50, lat);
-	csv_num(f, "%.0f", (double)tp->lat_p99, lat);
-	csv_num(f, "%.0f", (double)tp->wb_pages, ts_why(tp, in, p, TS_WB));
-	csv_num(f, "%.0f", (double)tp->bh_alloc, ts_why(tp, in, p, TS_BH));
-	csv_num(f, "%.3f", ts_bh_per_mib(tp), ts_why(tp, in, p,
-						     TS_BH_PER_MIB));
-	fprintf(f, "%d,", r->gap);
-	csv_num(f, "%.0f", (double)tp->read_bio_count, rb);
-	csv_num(f, "%.0f", (double)tp->read_bio_bytes, rb);
-	if (!ts_why(tp, in, p, TS_READ_PAGES))
-		fprintf(f, "%llu", (unsigned long long)tp->read_pages);
+	fprintf(f, "%.3f,%.3f,%s", r->t, r->secs, path_name(p));
+	for (int id = 0; id < NR_SERIES; id++) {
+		fputc(',', f);
+		if (!series_why(id, r, in, p))
+			fprintf(f, series_whole(id) ? "%.0f" : "%.3f",
+				series_defs[id].value(r, p));
+	}
 	fputc('\n', f);
 }
 
 static void report_csv(FILE *f, const struct loaded_run *run)
 {
-	fprintf(f, "t_s,interval_s,path,write_calls,write_bytes,direct_bytes,"
-		   "write_mib_s,bio_count,bio_bytes,bio_mib_s,"
-		   "write_lat_p50_ns,write_lat_p99_ns,wb_pages,bh_alloc,"
-		   "bh_per_mib,frames_lost,read_bio_count,read_bio_bytes,"
-		   "read_pages\n");
+	fprintf(f, "t_s,interval_s,path");
+	for (int id = 0; id < NR_SERIES; id++)
+		fprintf(f, ",%s", series_defs[id].csv);
+	fputc('\n', f);
 	for (size_t i = 0; i < run->nr_rows; i++)
 		for (unsigned int p = 0; p < NR_PATHS; p++)
 			csv_path(f, &run->rows[i], p, recfile_info(run->rec));
@@ -293,44 +251,26 @@ static void command_json(struct json *j, const struct loaded_run *run)
 	json_obj_close(j);
 }
 
-static void ts_u64(struct json *j, struct json_whys *w, const char *key,
-		   uint64_t v, const char *why)
-{
-	json_u64_why(j, w, key, v, why_text(why));
-}
-
+/* a lost probe group: unknown, not zero */
 static void ts_path_json(struct json *j, const char *key,
-			 const struct ts_path *tp, double secs,
-			 const struct run_info *in, unsigned int path)
+			 const struct ts_row *r, const struct run_info *in,
+			 unsigned int path)
 {
-	const char *wr = ts_why(tp, in, path, TS_WRITE);
-	const char *lat = ts_why(tp, in, path, TS_WRITE_LAT);
-	const char *bios = ts_why(tp, in, path, TS_BIOS);
-	const char *rb = ts_why(tp, in, path, TS_READ_BIOS);
 	struct json_whys w = { 0 };
 
-	/* a lost probe group: unknown, not zero */
 	json_obj_open(j, key);
-	ts_u64(j, &w, "write_calls", tp->write_calls, wr);
-	ts_u64(j, &w, "write_bytes", tp->write_bytes, wr);
-	ts_u64(j, &w, "direct_bytes", tp->dio_bytes, wr);
-	json_double_why(j, &w, "write_mb_per_s",
-			mib_per_sec(tp->write_bytes + tp->dio_bytes, secs),
-			why_text(wr));
-	ts_u64(j, &w, "write_lat_p50_ns", tp->lat_p50, lat);
-	ts_u64(j, &w, "write_lat_p99_ns", tp->lat_p99, lat);
-	ts_u64(j, &w, "wb_pages", tp->wb_pages, ts_why(tp, in, path, TS_WB));
-	ts_u64(j, &w, "bio_count", tp->bio_count, bios);
-	ts_u64(j, &w, "bio_bytes", tp->bio_bytes, bios);
-	json_double_why(j, &w, "bio_mb_per_s",
-			mib_per_sec(tp->bio_bytes, secs), why_text(bios));
-	ts_u64(j, &w, "bh_alloc", tp->bh_alloc, ts_why(tp, in, path, TS_BH));
-	json_double_why(j, &w, "bh_per_mib", ts_bh_per_mib(tp),
-			why_text(ts_why(tp, in, path, TS_BH_PER_MIB)));
-	ts_u64(j, &w, "read_bio_count", tp->read_bio_count, rb);
-	ts_u64(j, &w, "read_bio_bytes", tp->read_bio_bytes, rb);
-	ts_u64(j, &w, "read_pages", tp->read_pages,
-	       ts_why(tp, in, path, TS_READ_PAGES));
+	for (int id = 0; id < NR_SERIES; id++) {
+		const struct series_def *d = &series_defs[id];
+		const char *why = why_text(series_why(id, r, in, path));
+
+		if (!d->json)
+			continue;
+		if (series_whole(id))
+			json_u64_why(j, &w, d->json, (uint64_t)d->value(r, path),
+				     why);
+		else
+			json_double_why(j, &w, d->json, d->value(r, path), why);
+	}
 	json_whys_close(j, &w);
 	json_obj_close(j);
 }
@@ -347,7 +287,7 @@ static void intervals_json(struct json *j, const struct loaded_run *run)
 		json_bool(j, "frames_lost", r->gap);
 		json_obj_open(j, "paths");
 		for (unsigned int p = 0; p < NR_PATHS; p++)
-			ts_path_json(j, path_name(p), &r->p[p], r->secs,
+			ts_path_json(j, path_name(p), r,
 				     recfile_info(run->rec), p);
 		json_obj_close(j);
 		json_obj_close(j);

@@ -12,6 +12,7 @@
 #include "callers_svg.h"
 #include "html.h"
 #include "output.h"
+#include "recfile/series.h"
 
 #define MIB (1024.0 * 1024.0)
 #define W 580		/* chart size in CSS pixels */
@@ -192,33 +193,23 @@ static void hist_chart(FILE *f, const struct loaded_run *run, const char *id,
 
 /* ---- time series ---- */
 
-typedef double (*ts_value)(const struct ts_row *r, unsigned int p);
-
-static double v_write_mbps(const struct ts_row *r, unsigned int p)
-{
-	return mib_per_sec(r->p[p].write_bytes + r->p[p].dio_bytes, r->secs);
-}
-
-static double v_bio_mbps(const struct ts_row *r, unsigned int p)
-{
-	return mib_per_sec(r->p[p].bio_bytes, r->secs);
-}
-
-static double v_p99_ms(const struct ts_row *r, unsigned int p)
-{
-	return r->p[p].write_calls ? r->p[p].lat_p99 / 1e6 : NAN;
-}
-
-static double v_bh_per_mib(const struct ts_row *r, unsigned int p)
-{
-	return ts_bh_per_mib(&r->p[p]);
-}
-
 struct series {
-	ts_value fn;
+	enum series_id id;
+	double scale;		/* chart unit per the figure's */
 	unsigned int path;
 	const char *name, *dash;
 };
+
+/* NaN where the figure is unknown: the line breaks there */
+static double ts_value(const struct loaded_run *run, size_t i,
+		       const struct series *s)
+{
+	const struct ts_row *r = &run->rows[i];
+
+	if (series_why(s->id, r, recfile_info(run->rec), s->path))
+		return NAN;
+	return series_defs[s->id].value(r, s->path) * s->scale;
+}
 
 /* seconds, minutes or hours, whichever reads best */
 static double time_unit(double span, const char **name)
@@ -262,7 +253,7 @@ static void polyline(struct chart *c, const struct loaded_run *run,
 	size_t run_len = 0;
 
 	for (size_t i = 0; i <= run->nr_rows; i++) {
-		double v = i < run->nr_rows ? s->fn(&run->rows[i], s->path) : NAN;
+		double v = i < run->nr_rows ? ts_value(run, i, s) : NAN;
 
 		if (!isfinite(v)) {
 			if (run_len)
@@ -292,7 +283,7 @@ static void ts_chart(FILE *f, const struct loaded_run *run, const char *id,
 
 	for (int k = 0; k < n; k++) {
 		for (size_t i = 0; i < run->nr_rows; i++) {
-			double v = ss[k].fn(&run->rows[i], ss[k].path);
+			double v = ts_value(run, i, &ss[k]);
 
 			if (isfinite(v) && v > c.ymax)
 				c.ymax = v;
@@ -352,18 +343,18 @@ static void bh_chart(FILE *f, const struct loaded_run *run)
 static void charts(FILE *f, const struct loaded_run *run)
 {
 	static const struct series tput[] = {
-		{ v_write_mbps, PATH_BH, "bh write", "none" },
-		{ v_write_mbps, PATH_IOMAP, "iomap write", "none" },
-		{ v_bio_mbps, PATH_BH, "bh bio", "6 3" },
-		{ v_bio_mbps, PATH_IOMAP, "iomap bio", "6 3" },
+		{ S_WRITE_MIB_S, 1, PATH_BH, "bh write", "none" },
+		{ S_WRITE_MIB_S, 1, PATH_IOMAP, "iomap write", "none" },
+		{ S_BIO_MIB_S, 1, PATH_BH, "bh bio", "6 3" },
+		{ S_BIO_MIB_S, 1, PATH_IOMAP, "iomap bio", "6 3" },
 	};
 	static const struct series lat[] = {
-		{ v_p99_ms, PATH_BH, "bh p99", "none" },
-		{ v_p99_ms, PATH_IOMAP, "iomap p99", "none" },
+		{ S_LAT_P99, 1e-6, PATH_BH, "bh p99", "none" },
+		{ S_LAT_P99, 1e-6, PATH_IOMAP, "iomap p99", "none" },
 	};
 	static const struct series bh[] = {
-		{ v_bh_per_mib, PATH_BH, "bh", "none" },
-		{ v_bh_per_mib, PATH_IOMAP, "iomap", "none" },
+		{ S_BH_PER_MIB, 1, PATH_BH, "bh", "none" },
+		{ S_BH_PER_MIB, 1, PATH_IOMAP, "iomap", "none" },
 	};
 
 	fputs("<h2>Over time</h2>\n<div class=\"pair\">\n", f);

@@ -19,12 +19,6 @@ struct ts_path {
 	uint64_t read_bio_count, read_bio_bytes, read_pages;
 };
 
-/* the figures of a ts_path, by what they rest on */
-enum ts_fig {
-	TS_WRITE, TS_WRITE_LAT, TS_BIOS, TS_WB, TS_BH, TS_BH_PER_MIB,
-	TS_READ_BIOS, TS_READ_PAGES,
-};
-
 struct ts_row {
 	double t;		/* end, seconds since the first snapshot */
 	double secs;		/* length */
