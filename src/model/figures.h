@@ -3,8 +3,8 @@
  * Every figure of a path summary, declared once (figures.c): its names
  * in each output, its unit, where it reads from the summary, and what
  * it rests on. The summary's text and HTML tables, a path's JSON, diff,
- * and the gate's metrics (and its KCIDB report) walk this one table in
- * its order.
+ * /metrics, and the gate's metrics (and its KCIDB report) walk this one
+ * table in its order.
  */
 #ifndef BHPROF_FIGURES_H
 #define BHPROF_FIGURES_H
@@ -34,6 +34,22 @@ enum figure_when {
 	FW_MKWRITE,	/* the mode sees page_mkwrite, and a path faulted */
 };
 
+/*
+ * How /metrics exports a figure: a series of family per path that knows
+ * it, with label="value" besides path where label is set. An FT_U64 is
+ * a counter; an FT_DIST a histogram of the path's hist[hist], whose sum
+ * is the FT_U64 at sum in struct path_summary (0: estimated from the
+ * buckets). Figures sharing a family are its series; the first one's
+ * help is the family's.
+ */
+struct figure_prom {
+	const char *family;	/* without _total */
+	const char *help;
+	const char *label, *value;
+	unsigned int hist;	/* enum bhp_hist_kind */
+	size_t sum;
+};
+
 struct figure_def {
 	const char *name;	/* the gate's: "write.lat.p99"; NULL: none */
 	const char *diff;	/* diff's JSON key; NULL: diff leaves it out */
@@ -47,6 +63,7 @@ struct figure_def {
 	enum figure fig;	/* unknown when the group it rests on is */
 	enum sample sample;	/* ... or when it has no sample behind it */
 	enum figure_when when;
+	const struct figure_prom *prom;	/* NULL: not in /metrics */
 };
 
 extern const struct figure_def figure_defs[];

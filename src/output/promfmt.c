@@ -217,167 +217,92 @@ static double lat_sum_seconds(const struct bhp_hist *h)
 
 /* ---- the metrics ---- */
 
-static const char *const io_names[] = { "buffered", "direct" };
-
-/* calls (bytes false) or bytes of buffered and O_DIRECT writes */
-static void write_counter(struct prom *p, const struct run_info *info,
-			  const struct summary *s, struct labels *l, bool bytes)
+/* the series of d for path, labelled path and d's own label */
+static void prom_labels(struct labels *l, const struct figure_def *d,
+			unsigned int path)
 {
-	const char *name = bytes ? "bhprof_write_bytes" : "bhprof_write_calls";
-
-	if (bytes)
-		family(p, name, FAM_COUNTER, "bytes",
-		       "Bytes written by write calls, per path and io.");
-	else
-		family(p, name, FAM_COUNTER, NULL,
-		       "Write calls that returned, per path and io (buffered or O_DIRECT).");
-	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		const struct bhp_path_stats *c = &s->path[path].c;
-
-		if (!figure_known(info, path, FIG_WRITE))
-			continue;
-		for (int io = 0; io < 2; io++) {
-			path_label(l, path);
-			lbl_add(l, "io", io_names[io]);
-			counter_u64(p, name, l, bytes ?
-				    (io ? c->dio_bytes : c->write_bytes) :
-				    (io ? c->dio_calls : c->write_calls));
-		}
-	}
+	path_label(l, path);
+	if (d->prom->label)
+		lbl_add(l, d->prom->label, d->prom->value);
 }
 
-/* one field of struct bhp_path_stats per path where its figure is known */
-static void path_counter(struct prom *p, const struct run_info *info,
-			 const struct summary *s, struct labels *l,
-			 const char *name, enum figure fig, size_t field)
+static void prom_series(struct prom *p, const struct figure_def *d,
+			const struct path_summary *ps, struct labels *l)
 {
-	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		const char *c = (const char *)&s->path[path].c;
+	const struct figure_prom *fp = d->prom;
+	const struct bhp_hist *h;
+	double sum;
 
-		if (!figure_known(info, path, fig))
-			continue;
-		path_label(l, path);
-		counter_u64(p, name, l, *(const uint64_t *)(c + field));
+	if (d->type != FT_DIST) {
+		counter_u64(p, fp->family, l, (uint64_t)figure_value(d, ps));
+		return;
 	}
+	h = &ps->hist[fp->hist];
+	if (d->unit == U_NS) {
+		histogram(p, fp->family, l, h, &lat_les, lat_sum_seconds(h));
+		return;
+	}
+	sum = fp->sum ? (double)*(const uint64_t *)((const char *)ps + fp->sum) :
+			hist_mean(h, EST_LOW) * (double)hist_count(h);
+	histogram(p, fp->family, l, h, &size_les, sum);
 }
 
-static void write_metrics(struct prom *p, const struct run_info *info,
+static bool prom_known(const struct run_info *info, const struct figure_def *d)
+{
+	for (unsigned int path = 0; path < NR_PATHS; path++)
+		if (figure_known(info, path, d->fig))
+			return true;
+	return false;
+}
+
+/* is i the first figure of its family? */
+static bool family_first(size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (figure_defs[k].prom &&
+		    !strcmp(figure_defs[k].prom->family,
+			    figure_defs[i].prom->family))
+			return false;
+	return true;
+}
+
+/*
+ * The figures of the table (model/figures.c), a family at a time in
+ * the order of its first figure: a series per path where the figure is
+ * known, none where its probe group is not (absent, never 0).
+ */
+static void table_metrics(struct prom *p, const struct run_info *info,
 			  const struct summary *s, struct labels *l)
 {
-	const char *lat = "bhprof_write_latency_seconds";
-
-	write_counter(p, info, s, l, false);
-	write_counter(p, info, s, l, true);
-	family(p, "bhprof_write_errors", FAM_COUNTER, NULL,
-	       "Write calls that returned an error, per path.");
-	path_counter(p, info, s, l, "bhprof_write_errors", FIG_WRITE,
-		     offsetof(struct bhp_path_stats, write_errors));
-	family(p, lat, FAM_HISTOGRAM, "seconds",
-	       "Write call latency, per path and io.");
-	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		if (!figure_known(info, path, FIG_WRITE))
-			continue;
-		for (int io = 0; io < 2; io++) {
-			const struct bhp_hist *h =
-				&s->path[path].hist[io ? HIST_DIO_LAT
-						       : HIST_WRITE_LAT];
-
-			path_label(l, path);
-			lbl_add(l, "io", io_names[io]);
-			histogram(p, lat, l, h, &lat_les, lat_sum_seconds(h));
-		}
-	}
-}
-
-/* a count per path and its latency histogram */
-struct timed_family {
-	const char *count, *count_help, *lat, *lat_help;
-	enum figure fig;
-	size_t field;		/* of struct bhp_path_stats */
-	unsigned int kind;	/* enum bhp_hist_kind */
-};
-
-/* ... the histogram for the paths in seen[] */
-static void timed_metrics(struct prom *p, const struct run_info *info,
-			  const struct summary *s, struct labels *l,
-			  const struct timed_family *f, const bool *seen)
-{
-	family(p, f->count, FAM_COUNTER, NULL, f->count_help);
-	path_counter(p, info, s, l, f->count, f->fig, f->field);
-	family(p, f->lat, FAM_HISTOGRAM, "seconds", f->lat_help);
-	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		const struct bhp_hist *h = &s->path[path].hist[f->kind];
-
-		if (!seen[path])
-			continue;
-		path_label(l, path);
-		histogram(p, f->lat, l, h, &lat_les, lat_sum_seconds(h));
-	}
-}
-
-/* Passes over an inode: tracepoints in every mode, absent series only
- * where the kernel or an older file has none. */
-static const struct timed_family passes_family = {
-	"bhprof_writeback_passes", "Writeback passes over an inode, per path.",
-	"bhprof_writeback_pass_latency_seconds",
-	"Writeback pass latency, per path.", FIG_PASSES,
-	offsetof(struct bhp_path_stats, wb_passes), HIST_PASS_LAT,
-};
-
-/* Writeback calls and latency exist only where the attach mode sees
- * them: in tracepoint mode the series are absent, never zero. */
-static const struct timed_family calls_family = {
-	"bhprof_writeback_calls",
-	"Writeback calls (do_writepages over a mapping), per path (absent in tracepoint mode).",
-	"bhprof_writeback_latency_seconds",
-	"Writeback call latency, per path (absent in tracepoint mode).",
-	FIG_WB_CALLS, offsetof(struct bhp_path_stats, wb_calls), HIST_WB_LAT,
-};
-
-/* the engines under the writeback calls, by their function: the
- * figures' table names them */
-static void engine_metrics(struct prom *p, const struct run_info *info,
-			   const struct summary *s, struct labels *l)
-{
-	const char *name = "bhprof_writeback_engine_calls";
-
-	family(p, name, FAM_COUNTER, NULL,
-	       "Calls of each writeback engine inside the writeback calls, "
-	       "per path (absent in tracepoint mode).");
 	for (size_t i = 0; i < nr_figure_defs; i++) {
 		const struct figure_def *d = &figure_defs[i];
+		bool header = false;
 
-		if (d->fig != FIG_WB_ENGINES)
+		if (!d->prom || !family_first(i))
 			continue;
-		for (unsigned int path = 0; path < NR_PATHS; path++) {
-			path_label(l, path);
-			lbl_add(l, "engine", strrchr(d->json, '.') + 1);
-			counter_u64(p, name, l,
-				    (uint64_t)figure_value(d, &s->path[path]));
+		for (size_t k = i; k < nr_figure_defs; k++) {
+			const struct figure_def *e = &figure_defs[k];
+
+			if (!e->prom || strcmp(e->prom->family, d->prom->family) ||
+			    !prom_known(info, e))
+				continue;
+			if (!header)
+				family(p, d->prom->family,
+				       e->type == FT_DIST ? FAM_HISTOGRAM :
+							    FAM_COUNTER,
+				       e->type == FT_DIST && e->unit == U_NS ?
+					       "seconds" :
+				       e->unit == U_BYTES ? "bytes" : NULL,
+				       d->prom->help);
+			header = true;
+			for (unsigned int path = 0; path < NR_PATHS; path++) {
+				if (!figure_known(info, path, e->fig))
+					continue;
+				prom_labels(l, e, path);
+				prom_series(p, e, &s->path[path], l);
+			}
 		}
 	}
-}
-
-static void writeback_metrics(struct prom *p, const struct run_info *info,
-			      const struct summary *s, struct labels *l)
-{
-	const bool all[NR_PATHS] = { true, true };
-	bool seen[NR_PATHS], any = false;
-
-	for (unsigned int path = 0; path < NR_PATHS; path++) {
-		seen[path] = figure_known(info, path, FIG_WB_CALLS);
-		any |= seen[path];
-	}
-	family(p, "bhprof_writeback_pages", FAM_COUNTER, NULL,
-	       "Pages handed to writeback, per path.");
-	path_counter(p, info, s, l, "bhprof_writeback_pages", FIG_WB_PAGES,
-		     offsetof(struct bhp_path_stats, wb_pages));
-	if (figure_known(info, PATH_BH, FIG_PASSES))
-		timed_metrics(p, info, s, l, &passes_family, all);
-	if (any)
-		timed_metrics(p, info, s, l, &calls_family, seen);
-	if (any)
-		engine_metrics(p, info, s, l);
 }
 
 /*
@@ -624,8 +549,7 @@ int prom_render(FILE *f, enum prom_format fmt, const struct run_info *info,
 		return -1;
 	lbl_reset(l, 0);
 	info_metrics(&p, info, l);
-	write_metrics(&p, info, s, l);
-	writeback_metrics(&p, info, s, l);
+	table_metrics(&p, info, s, l);
 	bio_metrics(&p, info, s, l);
 	device_metrics(&p, info, s, l);
 	callers_metrics(&p, info, s, l);

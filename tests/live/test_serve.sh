@@ -77,6 +77,12 @@ promtool check metrics <"$WORK/body" >"$WORK/lint" 2>&1
 rc=$?
 check "text: promtool check metrics passes (rc $rc$([ -s "$WORK/lint" ] &&
 	echo ": $(head -c 200 "$WORK/lint")"))" [ $rc = 0 -a ! -s "$WORK/lint" ]
+# every family served has its row in README's table of metrics
+undocumented=$(awk '/^# TYPE / { print $3 }' "$WORK/body" | while read -r m; do
+	grep -q "\`$m\`" "$(dirname "$0")/../../README.md" || printf '%s ' "$m"
+done)
+check "text: README's table of metrics has every family served (missing: ${undocumented:-none})" \
+	[ -z "$undocumented" ]
 
 OM_ACCEPT='application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5'
 code=$(scrape -H "Accept: $OM_ACCEPT" "$URL")

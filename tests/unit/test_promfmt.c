@@ -5,6 +5,7 @@
 #include "bhprof_hist.h"
 #include "harness.h"
 #include "model/callers.h"
+#include "model/figures.h"
 #include "output/promfmt.h"
 
 static void hist_put(struct bhp_hist *h, uint64_t v, uint64_t n)
@@ -191,6 +192,54 @@ TEST(prom_text_has_the_counters_and_buckets)
 	/* the textfile has no process metrics and no EOF */
 	CHECK(strstr(t, "process_") == NULL);
 	CHECK(strstr(t, "# EOF") == NULL);
+	free(t);
+	free(fx);
+}
+
+/* each figure the table (model/figures.c) exports: one series per path
+ * that knows it, with the summary's value */
+TEST(prom_table_figures_are_exported)
+{
+	struct fixture *fx = fixture_new(MODE_FENTRY);
+	char *t, want[256];
+	size_t n = 0;
+
+	fx->info.features |= RUN_F_READS | RUN_F_PASSES;
+	fx->snap.paths[PATH_BH].read_bio_count = 3;
+	fx->snap.paths[PATH_BH].read_bio_bytes = 3 * 65536;
+	fx->snap.paths[PATH_IOMAP].dio_calls = 2;
+	summarize(NULL, &fx->snap, &fx->sum);
+	t = render(fx, PROM_TEXT, NULL);
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *d = &figure_defs[i];
+
+		if (!d->prom || d->type == FT_DIST)
+			continue;
+		for (unsigned int p = 0; p < NR_PATHS; p++) {
+			bool known = figure_known(&fx->info, p, d->fig);
+
+			if (d->prom->label)
+				snprintf(want, sizeof(want),
+					 "%s_total{path=\"%s\",%s=\"%s\"}",
+					 d->prom->family, path_name(p),
+					 d->prom->label, d->prom->value);
+			else
+				snprintf(want, sizeof(want),
+					 "%s_total{path=\"%s\"}",
+					 d->prom->family, path_name(p));
+			if (!known) {
+				CHECK(line_value(t, want) == NULL);
+				continue;
+			}
+			CHECK_EQ_U64(value_of(t, want),
+				     (uint64_t)figure_value(d, &fx->sum.path[p]));
+			n++;
+		}
+	}
+	CHECK(n >= 20);
+	CHECK_EQ_U64(value_of(t, "bhprof_read_bios_total{path=\"bh\"}"), 3);
+	CHECK_EQ_U64(value_of(t, "bhprof_write_calls_total{path=\"iomap\","
+				 "io=\"direct\"}"), 2);
 	free(t);
 	free(fx);
 }
