@@ -52,6 +52,22 @@ static __always_inline __u32 inode_path_t(struct inode *inode, __u32 *dev,
 	return inode_path(inode, dev);
 }
 
+/*
+ * An inode iomap's own event names (tp_btf: typed), and its device:
+ * the event says iomap runs it, so an inode whose helpers name no path
+ * (an NTFS driver's metadata inodes) is iomap's too, as the engine makes
+ * it in wb_engine(). False for one of the bh path.
+ */
+static __always_inline bool iomap_event_inode(struct inode *inode,
+					      __u32 *dev)
+{
+	__u32 path = inode_path_typed(inode, inode->i_mode, dev);
+
+	if (path == PATH_NONE)
+		*dev = inode->i_sb->s_dev;
+	return path != PATH_BH;
+}
+
 /* the slot of thread id; none for the idle task, whose id 0 marks a
  * free slot */
 static __always_inline struct bhp_thread_slot *slot_of(__u64 id)

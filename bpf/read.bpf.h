@@ -217,8 +217,7 @@ static __always_inline void iomap_read_seen(struct inode *inode)
 	FAULT_POINT(BHPROF_FAULT_IOMAP_READS);
 	if (!tgid_ok(bpf_get_current_pid_tgid()))
 		return;
-	if (inode_path_typed(inode, inode->i_mode, &dev) != PATH_IOMAP ||
-	    !dev_ok(dev))
+	if (!iomap_event_inode(inode, &dev) || !dev_ok(dev))
 		return;
 	ps = pstats(PATH_IOMAP);
 	if (ps)

@@ -88,40 +88,55 @@ ENTRY_EXIT_PROBE(do_writepages, do_writepages, wb_ctx_enter, wb_ctx_leave)
  * Which code wrote the pages back: a detail of the writeback call around
  * it, counted on its path. Each is counted on entry, inside a writeback
  * call only (memory reclaim's ->writepage is none).
+ *
+ * A mapping whose helpers name no path takes the path of the engine that
+ * writes it back: the new ntfs driver's own metadata inodes ($MFT, its
+ * bitmap) have none of the helpers a file's mapping has, and go through
+ * iomap_writepages. The call, and the bios and buffer_heads made under
+ * it from then on, land on that path.
  */
-static __always_inline void wb_engine(__u32 off)
+static __always_inline void wb_engine(__u32 off, __u32 path)
 {
 	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
 	struct bhp_path_stats *ps;
+	struct bhp_ctx *c;
 
-	if (!t || !t->wb.ts || t->wb.path >= NR_PATHS)
+	if (!t || !t->wb.ts)
 		return;
+	if (t->wb.path >= NR_PATHS) {
+		/* ours only: -d refuses a context of another device */
+		c = ctx_in(t, CTX_WB);
+		if (!c || c->src != SRC_DO_WRITEPAGES || c->path != PATH_NONE)
+			return;
+		c->path = path;
+		t->wb.path = path;
+	}
 	ps = pstats(t->wb.path);
 	if (ps)
 		(*(bhp_u64 *)((char *)ps + off))++;
 }
 
-#define ENGINE_PROBE(name, func, field)                                    \
+#define ENGINE_PROBE(name, func, field, path)                              \
 	SEC("?fentry/" #func)                                              \
 	int BPF_PROG(fe_##name)                                            \
 	{                                                                  \
-		wb_engine(offsetof(struct bhp_path_stats, field));         \
+		wb_engine(offsetof(struct bhp_path_stats, field), path);   \
 		return 0;                                                  \
 	}                                                                  \
 	SEC("?kprobe/" #func)                                              \
 	int BPF_KPROBE(kp_##name)                                          \
 	{                                                                  \
-		wb_engine(offsetof(struct bhp_path_stats, field));         \
+		wb_engine(offsetof(struct bhp_path_stats, field), path);   \
 		return 0;                                                  \
 	}
 
 /* block_write_full_folio(), block_write_full_page() before 6.8: a folio */
-ENGINE_PROBE(bh_writeback, block_write_full_folio, wb_eng_folio)
+ENGINE_PROBE(bh_writeback, block_write_full_folio, wb_eng_folio, PATH_BH)
 /* __mpage_writepages() since mpage_writepages() became its inline
  * wrapper (7.x) */
-ENGINE_PROBE(mpage_writeback, mpage_writepages, wb_eng_mpage)
-ENGINE_PROBE(ext4_writeback, ext4_writepages, wb_eng_ext4)
-ENGINE_PROBE(iomap_writeback, iomap_writepages, wb_eng_iomap)
+ENGINE_PROBE(mpage_writeback, mpage_writepages, wb_eng_mpage, PATH_BH)
+ENGINE_PROBE(ext4_writeback, ext4_writepages, wb_eng_ext4, PATH_BH)
+ENGINE_PROBE(iomap_writeback, iomap_writepages, wb_eng_iomap, PATH_IOMAP)
 
 /* ---- tracepoint flavours of the write and writeback contexts ---- */
 
@@ -150,7 +165,7 @@ static __always_inline void iomap_folio_seen(struct inode *inode, __u64 len)
 
 	if (!tgid_ok(bpf_get_current_pid_tgid()))
 		return;
-	if (inode_path_t(inode, &dev, true) != PATH_IOMAP || !dev_ok(dev))
+	if (!iomap_event_inode(inode, &dev) || !dev_ok(dev))
 		return;
 	ps = pstats(PATH_IOMAP);
 	if (ps)
