@@ -130,7 +130,7 @@ has_fs() {	# has_fs y|m|"" module-name
 eval "$(kernel_plan "$img" "$K_ARCH")"
 scen=${VM_SCENARIOS:-$SCENARIOS}
 [ "$scen" = all ] && scen=$ALL_SCENARIOS
-have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0
+have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0 ntfs_driver=""
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
 	copy_dyn "$(tool mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
@@ -145,6 +145,17 @@ if [[ " $scen " == *" exfat-"* ]] && has_fs "$K_EXFAT" exfat; then
 	have_exfat=1
 	copy_dyn "$(tool mkfs.exfat)" || die "mkfs.exfat missing (apt-get install exfatprogs)"
 fi
+# NTFS the same way, made by ntfs-3g's mkntfs, through ntfs3 or the new
+# ntfs driver of 7.1 on (CONFIG_NTFS_FS before 6.9 is the old one)
+if [[ " $scen " == *" ntfs-"* ]]; then
+	if has_fs "$K_NTFS3" ntfs3; then
+		ntfs_driver=ntfs3
+	elif has_fs "$K_NTFS" ntfs && version_ge "$K_VERSION" 7.1; then
+		ntfs_driver=ntfs
+	fi
+	[ -z "$ntfs_driver" ] || copy_dyn "$(tool mkntfs)" ||
+		die "mkntfs missing (apt-get install ntfs-3g)"
+fi
 # vfat the same way; busybox's mkdosfs makes it
 if [[ " $scen " == *" vfat-"* ]] && has_fs "$K_VFAT" vfat; then
 	have_vfat=1
@@ -156,6 +167,7 @@ for s in $scen; do
 	ext4-*) [ $have_ext4 = 1 ] || continue ;;
 	exfat-*) [ $have_exfat = 1 ] || continue ;;
 	vfat-*) [ $have_vfat = 1 ] || continue ;;
+	ntfs-*) [ -n "$ntfs_driver" ] || continue ;;
 	xfs-*|file-read|mmap-write) [ $have_xfs = 1 ] || continue ;;
 	esac
 	plan="$plan $s"
@@ -177,6 +189,7 @@ VM_HAVE_XFS=$have_xfs
 VM_HAVE_EXT4=$have_ext4
 VM_HAVE_EXFAT=$have_exfat
 VM_HAVE_VFAT=$have_vfat
+VM_NTFS_DRIVER=$ntfs_driver
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'
 VM_STAT_TIMEOUT=${VM_STAT_TIMEOUT:-90}

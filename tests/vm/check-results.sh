@@ -176,8 +176,9 @@ kp_json() {
 # Facts of one run and the assertions on them, as JSON.
 RUN_JQ='
 def kp($f): $kp[$f] // 0;
-# exfat'"'"'s path is the kernel'"'"'s to give (buffer heads to 6.x, iomap in
-# 7.x): the engine its write calls ran, by the kernel'"'"'s own count
+# exfat'"'"'s and NTFS'"'"'s path is the kernel'"'"'s to give (buffer heads to
+# 6.x, iomap in 7.x), and vfat'"'"'s: the engine their write calls ran, by
+# the kernel'"'"'s own count
 def enginepath:
   if kp("iomap_file_buffered_write") > 0 then "iomap"
   elif kp("generic_perform_write") > 0 then "bh" else "none" end;
@@ -185,7 +186,7 @@ def pathof($w):
   if $w.blockdev then (if $bh == 1 then "bh" else "iomap" end)
   elif ($w.path | startswith("/mnt/ext4")) then "bh"
   elif ($w.path | startswith("/mnt/xfs")) then "iomap"
-  elif ($w.path | startswith("/mnt/exfat")) or ($w.path | startswith("/mnt/vfat")) then enginepath
+  elif ($w.path | test("^/mnt/(exfat|vfat|ntfs)/")) then enginepath
   else "none" end;
 # the units a write was cut into: the blocks of its device or filesystem
 # (buffer_heads) and the pages of its page cache (writeback)
@@ -307,12 +308,13 @@ $r + { checks: (
          chk("\($p) bios"; ($g.bio.bytes >= $e.wbytes + $e.dbytes);
              "\($g.bio.count) bios \($g.bio.bytes) B >= \($e.wbytes + $e.dbytes) B written")
        else
-         # ... but exFAT keeps its metadata (FAT, bitmap, directory
-         # entries) in the block device'"'"'s buffer heads on every kernel:
-         # a few KiB of bh bios beside its iomap data on 7.x
-         (if $scen == "exfat-file" and $p == "bh" then
-            chk("bh: exfat metadata alone"; ($g.bio.bytes <= 65536 and $g.write.calls == 0);
-                "no writer on bh: \($g.bio.count) bios of \($g.bio.bytes) B (exfat metadata), \($g.write.calls) calls")
+         # ... but exFAT and NTFS keep their metadata (FAT or MFT,
+         # bitmap, directory entries) in the block device'"'"'s buffer
+         # heads on every kernel: a few KiB of bh bios beside their iomap
+         # data on 7.x
+         (if ($scen | test("^(exfat|ntfs)-file$")) and $p == "bh" then
+            chk("bh: metadata alone"; ($g.bio.bytes <= 65536 and $g.write.calls == 0);
+                "no writer on bh: \($g.bio.count) bios of \($g.bio.bytes) B (\($scen | sub("-file"; "")) metadata), \($g.write.calls) calls")
           else
             chk("\($p) quiet"; ($g.bio.count == 0 and $g.bh_alloc == 0 and $g.write.calls == 0);
                 "no writer on \($p): \($g.bio.count) bios, \($g.bh_alloc) bh, \($g.write.calls) calls")
@@ -682,11 +684,18 @@ map(select(.figures.paths != {})) | select(length > 1) |
 # the kernel'"'"'s own count to go by can be compared
 (any(.figures.racy)) as $racy |
 (any(.scenario == "ext4-meta")) as $sync |
-# exFAT writes its metadata through the block device'"'"'s buffer heads, by
-# whichever of the flusher and fsync gets there first: how many bh bios
-# that takes differs from run to run in the kernel'"'"'s own trace too (the
-# per-run checks hold each run to that trace)
-(any(.scenario == "exfat-file" or .scenario == "vfat-file")) as $exfat |
+# exFAT (FAT, NTFS) writes its metadata through the block device'"'"'s
+# buffer heads, by whichever of the flusher and fsync gets there first:
+# how many bh bios that takes differs from run to run in the kernel'"'"'s
+# own trace too (the per-run checks hold each run to that trace)
+(any(.scenario | test("^(exfat|vfat|ntfs)-file$"))) as $exfat |
+# NTFS'"'"'s metadata goes on none (its own bios, of no path'"'"'s page cache)
+# on 7.x, beside its iomap data, as racily; it reads some of it back
+# through iomap_read_folio inside the write, which tracepoints see in a
+# read syscall only; and in tracepoint mode the write context is the
+# write syscall, whose metadata buffer_heads outside the write engine
+# (ntfs3) count on its path too
+(any(.scenario == "ntfs-file")) as $ntfs |
 [ metric("bh bios"; .paths.bh.bio.count; .ref.paths.bh.bios), metric("iomap bios"; .paths.iomap.bio.count; .ref.paths.iomap.bios),
   metric("bh bio bytes"; .paths.bh.bio.bytes; .ref.paths.bh.bytes), metric("iomap bio bytes"; .paths.iomap.bio.bytes; .ref.paths.iomap.bytes),
   metric("bh pages"; .paths.bh.writeback.pages), metric("iomap pages"; .paths.iomap.writeback.pages),
@@ -724,6 +733,9 @@ map(select(.figures.paths != {})) | select(length > 1) |
 select(($racy | not) or ((.vals | all(.r != null)) and .name != "bh allocations")) |
 # (so do the pages of its block device: held to the pages written per run)
 select(($exfat and (.name | test("^bh (bio|pages$)"))) | not) |
+select(($ntfs and (.name | test("^iomap (bio|pages$)"))) | not) |
+(if $ntfs and (.name | test("^(bh|iomap) read (bios|bytes|pages)$|^bh allocations$")) then
+   .vals |= map(select(.mode != "tracepoint")) else . end) |
 # ... and ext4-meta'"'"'s block device writeback, which the flusher, jbd2
 # and the sync race for: how many pages it takes differs from run to run
 # (its calls and engines are held to the kernel'"'"'s own count instead)

@@ -30,14 +30,16 @@ cache=$(debian_kernels_dir)
 work=$cache/work
 targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64}
 # what the matrix's scenarios load: the disks, the filesystems, loop
-MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8"
+MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8 ntfs3 ntfs"
 # at least a raw write, a raw read, one ext4 and one XFS file, in
 # every mode; ext4 and XFS file reads, whose ext4 functions live in the
 # module; and exfat, whose path moved from buffer heads (6.12) to iomap
 # (7.x); and vfat, on buffer heads with mpage_writepages' writeback
 # (its mount loads the codepage and character sets it names: no modprobe
-# in the guest, so they are loaded beforehand)
-PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file"
+# in the guest, so they are loaded beforehand); and NTFS, on buffer heads
+# with 6.12's ntfs3, on iomap with the new ntfs driver that replaced it
+# (a kernel has one of the two)
+PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ntfs-file"
 
 fail() {
 	printf 'fetch-debian-kernels: %s\n' "$*" >&2
@@ -115,15 +117,16 @@ kernel_packages() {	# SUITE ARCH -> "PKG=VERSION" lines
 # them: depmod over the unpacked tree gives the symbol dependencies, the
 # soft ones (libcrc32c's "pre: crc32c") and the aliases a mount asks for
 # (ext4's "crypto-crc32c" on 6.12). A name built in, or unknown to this
-# kernel (the alias of a driver that became a library), needs nothing.
+# kernel (the alias of a driver that became a library, ntfs3 where the
+# new ntfs replaced it), needs nothing.
 module_closure() {	# ROOT ABI NAME...
 	local root=$1 abi=$2 n
 	shift 2
 	depmod -b "$root" "$abi" 2>/dev/null ||
 		fail "depmod over $abi's modules failed"
 	for n in "$@"; do
-		modprobe -d "$root" -S "$abi" --show-depends "$n" 2>/dev/null |
-			sed -n 's/^insmod \([^ ]*\).*/\1/p'
+		{ modprobe -d "$root" -S "$abi" --show-depends "$n" 2>/dev/null ||
+			true; } | sed -n 's/^insmod \([^ ]*\).*/\1/p'
 	done | awk '!seen[$0]++'
 }
 

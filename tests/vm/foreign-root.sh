@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest tools of another architecture than the build machine's:
-# busybox-static, mkfs.xfs and mkfs.ext4 with the libraries they load,
+# busybox-static, mkfs.xfs, mkfs.ext4, mkfs.exfat and mkntfs with the
+# libraries they load,
 # from Debian's packages of that architecture, unpacked (not installed:
 # busybox-static:arm64 cannot sit beside the amd64 one) into
 # $BUILD_DIR/root-ARCH. Fetched once; the folder is reused after.
@@ -16,8 +17,8 @@ arch=$1
 darch=$(deb_arch "$arch")
 root=$BUILD_DIR/root-$arch
 # what build-initramfs.sh copies, and the libraries of their NEEDED lists
-pkgs="busybox-static xfsprogs e2fsprogs exfatprogs libc6 libblkid1 libuuid1
-      libinih1 liburcu8 libext2fs2 libcom-err2"
+pkgs="busybox-static xfsprogs e2fsprogs exfatprogs ntfs-3g libc6 libblkid1
+      libuuid1 libinih1 liburcu8 libext2fs2 libcom-err2 libntfs-3g89"
 
 # Two guests of one architecture may build their initramfs at once: one
 # makes the tree while the other waits, then finds it complete (without

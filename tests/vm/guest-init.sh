@@ -162,8 +162,8 @@ gate_record() {
 }
 [ "${VM_JOB:-matrix}" = gate-record ] && gate_record
 
-mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat
-export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT=""
+mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat /mnt/ntfs
+export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT="" NTFS_MNT=""
 
 # A fresh filesystem for every run that uses one, so that each attach
 # mode sees the same disk state and must report the same counts.
@@ -201,7 +201,7 @@ fresh_ext4() {
 fresh_exfat() {
 	EXFAT_MNT=""
 	[ "$VM_HAVE_EXFAT" = 1 ] && [ -n "$RAW2" ] || return 0
-	umount /mnt/exfat /mnt/vfat 2>/dev/null
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs 2>/dev/null
 	if mkfs.exfat "$RAW2" >>$R/mkfs.log 2>&1 &&
 	   mount -t exfat -o noatime "$RAW2" /mnt/exfat 2>>$R/mkfs.log; then
 		EXFAT_MNT=/mnt/exfat
@@ -216,12 +216,28 @@ fresh_vfat() {
 	VFAT_MNT=""
 	[ "$VM_HAVE_VFAT" = 1 ] && [ -n "$RAW2" ] || return 0
 	# the second raw disk is exfat's too: only one of them holds it
-	umount /mnt/exfat /mnt/vfat 2>/dev/null
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs 2>/dev/null
 	if mkdosfs "$RAW2" >>$R/mkfs.log 2>&1 &&
 	   mount -t vfat -o noatime "$RAW2" /mnt/vfat 2>>$R/mkfs.log; then
 		VFAT_MNT=/mnt/vfat
 	else
 		log "FAILED: mkfs/mount vfat on $RAW2"
+	fi
+}
+
+# NTFS, the same way, through the kernel's driver: ntfs3 (buffer heads:
+# generic_perform_write, mpage_writepages) or the new ntfs (iomap)
+fresh_ntfs() {
+	NTFS_MNT=""
+	[ -n "$VM_NTFS_DRIVER" ] && [ -n "$RAW2" ] || return 0
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs 2>/dev/null
+	# mkntfs leaves its writes in the block device's page cache: synced
+	# here, not by the flusher inside the scenario
+	if mkntfs -Q -F "$RAW2" >>$R/mkfs.log 2>&1 && sync &&
+	   mount -t "$VM_NTFS_DRIVER" -o noatime "$RAW2" /mnt/ntfs 2>>$R/mkfs.log; then
+		NTFS_MNT=/mnt/ntfs
+	else
+		log "FAILED: mkfs/mount $VM_NTFS_DRIVER on $RAW2"
 	fi
 }
 
@@ -309,6 +325,7 @@ fresh_for() {
 	ext4-*) fresh_ext4 ;;
 	exfat-*) fresh_exfat ;;
 	vfat-*) fresh_vfat ;;
+	ntfs-*) fresh_ntfs ;;
 	xfs-*|two-writers) fresh_xfs ;;
 	file-read|mmap-write) fresh_ext4; fresh_xfs ;;
 	esac

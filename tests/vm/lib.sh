@@ -251,6 +251,8 @@ kernel_facts() {
 	printf 'K_XFS=%s\n' "$(cfg_val CONFIG_XFS_FS "$cfg")"
 	printf 'K_EXFAT=%s\n' "$(cfg_val CONFIG_EXFAT_FS "$cfg")"
 	printf 'K_VFAT=%s\n' "$(cfg_val CONFIG_VFAT_FS "$cfg")"
+	printf 'K_NTFS3=%s\n' "$(cfg_val CONFIG_NTFS3_FS "$cfg")"
+	printf 'K_NTFS=%s\n' "$(cfg_val CONFIG_NTFS_FS "$cfg")"
 	printf 'K_LOOP=%s\n' "$(cfg_val CONFIG_BLK_DEV_LOOP "$cfg")"
 	printf 'K_MODES="%s"\n' "${modes# }"
 	if [ "$(cfg_val CONFIG_ARM64 "$cfg")" = y ]; then
