@@ -269,10 +269,10 @@ if [ -n "$lo" ]; then
 fi
 
 # The kernel's own count of read, page_mkwrite, fallback and writeback
-# calls and of the writeback engines: a kprobe event on each such function it has, enabled
-# by the scenarios around their load only (scenarios/common.sh); made
-# once, since adding a probe event would empty the trace buffer of a
-# running scenario
+# calls and of the writeback engines: a kprobe event on each such
+# function it has, enabled by the scenarios around their load only
+# (scenarios/common.sh); made once, since adding a probe event would
+# empty the trace buffer of a running scenario
 for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
 	 iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite \
 	 iomap_page_mkwrite direct_write_fallback \
