@@ -40,6 +40,9 @@ MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf
 # with 6.12's ntfs3, on iomap with the new ntfs driver that replaced it
 # (a kernel has one of the two)
 PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ntfs-file"
+# ... arm64's, emulated at half the speed, without FAT and NTFS: the same
+# drivers' code as amd64's, which runs them
+PLAN_SCENARIOS_arm64="raw-buffered raw-read ext4-file xfs-file file-read exfat-file"
 
 fail() {
 	printf 'fetch-debian-kernels: %s\n' "$*" >&2
@@ -142,12 +145,13 @@ decompress() {	# FILE.ko[.xz|.zst|.gz] OUT.ko
 # one SUITE:ARCH, laid out in the cache; the stamp keeps its name
 fetch_one() {
 	local suite=$1 arch=$2 stamp=$cache/.$1-$2 pkgs name ver x kimg kcfg mdir
-	local abi mroot need p
+	local abi mroot need p plan=PLAN_SCENARIOS_$2
+	plan=${!plan:-$PLAN_SCENARIOS}
 	if [ -f "$stamp" ] && [ -z "${BHPROF_KERNELS_REFRESH:-}" ]; then
 		name=$(head -n 1 "$stamp")
 		# laid out for these modules and this plan: nothing to do
 		[ -f "$cache/vmlinuz-$name" ] && [ -f "$cache/plan-$name" ] &&
-			[ "$(sed -n 2p "$stamp")" = "$MODULES|$PLAN_SCENARIOS" ] &&
+			[ "$(sed -n 2p "$stamp")" = "$MODULES|$plan" ] &&
 			return 0
 	fi
 	apt_update
@@ -203,11 +207,11 @@ fetch_one() {
 	cp "$kcfg" "$cache/config-$name"
 	{
 		echo "# Debian $suite's linux-image-$arch $ver, fetched $(date -u +%F)"
-		echo "SCENARIOS='$PLAN_SCENARIOS'"
+		echo "SCENARIOS='$plan'"
 		echo "COST_ROUNDS=0"
 	} > "$cache/plan-$name"
 	rm -rf "$x"
-	printf '%s\n%s\n' "$name" "$MODULES|$PLAN_SCENARIOS" > "$stamp"
+	printf '%s\n%s\n' "$name" "$MODULES|$plan" > "$stamp"
 }
 
 mkdir -p "$cache" "$work" || fail "cannot make $cache"

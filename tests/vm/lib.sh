@@ -92,6 +92,29 @@ kernel_plan() {
 	return 0
 }
 
+# A kernel's share of the matrix, so that the longest boot first and the
+# last ones end together: its scenario runs (the scenarios its
+# filesystems allow, times its modes), twice over for Debian's generic
+# kernels, whose runs took twice as long (module loads, larger images;
+# make check of 2026-12-07: 22 s a run against 10). kernel_cost IMAGE
+kernel_cost() {
+	local img=$1 cfg n=0 s
+	cfg=$(kernel_config "$img" 2>/dev/null) || { echo 0; return; }
+	eval "$(kernel_facts "$cfg")"
+	eval "$(kernel_plan "$img" "$K_ARCH")"
+	for s in $SCENARIOS; do
+		case $s in
+		ext4-*|file-read|mmap-write) [ -n "$K_EXT4" ] || continue ;;
+		esac
+		n=$((n + 1))
+	done
+	n=$((n * $(echo $K_MODES | wc -w)))
+	case $(kernel_suffix "$img") in
+	debian-*) n=$((n * 2)) ;;
+	esac
+	echo "$n"
+}
+
 # The static bhprof for an architecture's guests: BHPROF_BIN_<arch>, or
 # BHPROF_BIN for the build machine's own, or where 'make static' (with
 # ARCH=<arch> for another) writes it.

@@ -69,6 +69,11 @@ else
 fi
 [ ${#kernels[@]} -gt 0 ] ||
 	fatal "no kernels in $(kernels_dir) (bzImage-*, vmlinuz-*, Image-*) nor in BHPROF_EXTRA_KERNELS"
+# the longest first (lib.sh kernel_cost): the guests then end together,
+# not the last one alone
+mapfile -t kernels < <(for k in "${kernels[@]}"; do
+	printf '%s\t%s\n' "$(kernel_cost "$k")" "$k"
+done | sort -s -t "$(printf '\t')" -k1,1nr | cut -f2-)
 
 # each kernel's architecture and page size, from its config ("arm64/16k":
 # every line of the matrix names both), and the architectures needed
@@ -141,12 +146,17 @@ done
 trap - INT TERM HUP
 
 # ---- assertions ----------------------------------------------------------
+# VM_JOBS kernels' at once: each is some 20 s of jq
 for k in "${kernels[@]}"; do
 	name=$(kernel_suffix "$k")
 	[ -d "$BUILD_DIR/$name" ] || continue
+	while [ "$(jobs -pr | wc -l)" -ge "$jobs_max" ]; do
+		wait -n
+	done
 	"$VM_DIR/check-results.sh" "$k" "$BUILD_DIR/$name" \
-		> "$BUILD_DIR/$name.check.log" 2> "$BUILD_DIR/$name.check.err"
+		> "$BUILD_DIR/$name.check.log" 2> "$BUILD_DIR/$name.check.err" &
 done
+wait
 
 # ---- the matrix ----------------------------------------------------------
 # only this run's kernels: build/ may hold others from earlier runs
