@@ -209,12 +209,6 @@ static void histogram(struct prom *p, const char *name, struct labels *l,
 	sample_f(p, name, "_sum", l, sum);
 }
 
-/* latency sums are not kept in the kernel: bucket middles, within 1.6% */
-static double lat_sum_seconds(const struct bhp_hist *h)
-{
-	return hist_mean(h, EST_MID) * (double)hist_count(h) * 1e-9;
-}
-
 /* ---- the metrics ---- */
 
 /* the series of d for path, labelled path and d's own label */
@@ -230,29 +224,32 @@ static void prom_series(struct prom *p, const struct figure_def *d,
 			const struct path_summary *ps, struct labels *l)
 {
 	const struct figure_prom *fp = d->prom;
-	const struct bhp_hist *h;
+	const struct le_spec *sp = d->unit == U_NS ? &lat_les : &size_les;
+	const struct bhp_hist *h = &ps->hist[fp->hist];
 	double sum;
 
 	if (d->type != FT_DIST) {
 		counter_u64(p, fp->family, l, (uint64_t)figure_value(d, ps));
 		return;
 	}
-	h = &ps->hist[fp->hist];
-	if (d->unit == U_NS) {
-		histogram(p, fp->family, l, h, &lat_les, lat_sum_seconds(h));
-		return;
-	}
-	sum = fp->sum ? (double)*(const uint64_t *)((const char *)ps + fp->sum) :
-			hist_mean(h, EST_LOW) * (double)hist_count(h);
-	histogram(p, fp->family, l, h, &size_les, sum);
+	/* a sum no counter keeps (latency) from the buckets: their middles,
+	 * within 1.6% */
+	if (fp->sum)
+		sum = (double)*(const uint64_t *)((const char *)ps + fp->sum);
+	else
+		sum = hist_mean(h, sp->est) * (double)hist_count(h) * sp->scale;
+	histogram(p, fp->family, l, h, sp, sum);
 }
 
-static bool prom_known(const struct run_info *info, const struct figure_def *d)
+/* the family of d's series, announced before its first one */
+static void prom_family(struct prom *p, const struct figure_def *d,
+			const char *help)
 {
-	for (unsigned int path = 0; path < NR_PATHS; path++)
-		if (figure_known(info, path, d->fig))
-			return true;
-	return false;
+	bool dist = d->type == FT_DIST;
+
+	family(p, d->prom->family, dist ? FAM_HISTOGRAM : FAM_COUNTER,
+	       dist && d->unit == U_NS ? "seconds" :
+	       d->unit == U_BYTES ? "bytes" : NULL, help);
 }
 
 /* is i the first figure of its family? */
@@ -283,21 +280,14 @@ static void table_metrics(struct prom *p, const struct run_info *info,
 		for (size_t k = i; k < nr_figure_defs; k++) {
 			const struct figure_def *e = &figure_defs[k];
 
-			if (!e->prom || strcmp(e->prom->family, d->prom->family) ||
-			    !prom_known(info, e))
+			if (!e->prom || strcmp(e->prom->family, d->prom->family))
 				continue;
-			if (!header)
-				family(p, d->prom->family,
-				       e->type == FT_DIST ? FAM_HISTOGRAM :
-							    FAM_COUNTER,
-				       e->type == FT_DIST && e->unit == U_NS ?
-					       "seconds" :
-				       e->unit == U_BYTES ? "bytes" : NULL,
-				       d->prom->help);
-			header = true;
 			for (unsigned int path = 0; path < NR_PATHS; path++) {
 				if (!figure_known(info, path, e->fig))
 					continue;
+				if (!header)
+					prom_family(p, e, d->prom->help);
+				header = true;
 				prom_labels(l, e, path);
 				prom_series(p, e, &s->path[path], l);
 			}
