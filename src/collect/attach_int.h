@@ -17,7 +17,6 @@
 #include "bhprof.skel.h"
 #include "util/array.h"
 
-
 /* one function's programs in the flavours that take functions */
 struct progs {
 	struct bpf_program *fe, *fx, *kp, *kr;

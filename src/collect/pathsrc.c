@@ -6,7 +6,6 @@
 #include "pathsrc.h"
 #include "util/array.h"
 
-
 /*
  * The helpers a mapping's operations point to, by family, each slot's
  * names over time in one group (NULL between groups): the folio names

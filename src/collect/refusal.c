@@ -12,7 +12,6 @@
 #include "refusal.h"
 #include "util/array.h"
 
-
 /* the helpers bhprof's programs call that older kernels lack, by the
  * number the verifier names them with when it knows no name */
 static const struct helper {
