@@ -4,6 +4,7 @@
  * build for the QEMU guests links only what it already has.
  */
 #include <errno.h>
+#include <limits.h>
 #include <grp.h>
 #include <signal.h>
 #include <linux/capability.h>
@@ -217,6 +218,20 @@ fail:
 	return err;
 }
 
+int priv_keep_loader(void)
+{
+	/* CAP_PERFMON (38) and CAP_BPF (39), which older headers lack */
+	uint64_t keep = 1ULL << CAP_SYS_ADMIN | 1ULL << 38 | 1ULL << CAP_BPF |
+			1ULL << CAP_SYS_RESOURCE, eff, prm;
+	int err;
+
+	if (geteuid() != 0)
+		return 0;	/* a file-capability start: nothing more to keep */
+	err = caps_get(&eff, &prm);
+	/* a kernel before 5.8 knows no CAP_BPF nor CAP_PERFMON */
+	return err ?: drop_to(0, 0, keep & prm);
+}
+
 bool priv_would_drop(void)
 {
 	uint64_t eff = 0, prm = 0;
@@ -271,18 +286,31 @@ int priv_run_dropped(int (*fn)(void *arg), void *arg)
 	return status == PRIV_RUN_FAILED ? -1 : status;
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+void priv_close_all_but_set(int *keep, int n)
+{
+	int from = 3;
+
+	qsort(keep, n, sizeof(*keep), int_cmp);
+	for (int i = 0; i <= n; i++) {
+		int to = i < n ? keep[i] - 1 : INT_MAX;
+
+		if (to >= from && syscall(SYS_close_range, from, to, 0)) {
+			for (int fd = from; fd <= to && fd < 65536; fd++)
+				close(fd);	/* before 5.9 */
+		}
+		if (i < n && keep[i] + 1 > from)
+			from = keep[i] + 1;
+	}
+}
+
 void priv_close_all_but(int keep)
 {
-	long max;
-
-	if (!syscall(SYS_close_range, 3, keep - 1, 0) &&
-	    !syscall(SYS_close_range, keep + 1, ~0U, 0))
-		return;
-	/* before 5.9 */
-	max = sysconf(_SC_OPEN_MAX);
-	for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-		if (fd != keep)
-			close(fd);
+	priv_close_all_but_set(&keep, 1);
 }
 
 void priv_cmd_prepare(struct priv_cmd *c, bool keep_root)

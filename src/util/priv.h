@@ -64,12 +64,23 @@ int priv_drop_to(enum priv_level level, bool verbose);
 #define PRIV_RUN_FAILED 125
 int priv_run_dropped(int (*fn)(void *arg), void *arg);
 
+/*
+ * For the helper that attaches the probes of modules loaded later
+ * (collect/latemod.c): stays uid 0 but keeps only what loading and
+ * attaching BPF programs takes (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN for
+ * module BTF ids, CAP_SYS_RESOURCE for locked memory on old kernels),
+ * with no_new_privs and not dumpable. 0 or a negative errno.
+ */
+int priv_keep_loader(void);
+
 /* Would priv_drop_to or priv_run_dropped give anything up here? */
 bool priv_would_drop(void);
 
 /* For a helper that must hold nothing of bhprof's (BPF links, maps,
  * recordings): closes every fd above 2 but keep. */
 void priv_close_all_but(int keep);
+/* ... but the n in keep (sorted in place) */
+void priv_close_all_but_set(int *keep, int n);
 
 /* The identity a command run under bhprof (-- CMD) takes. */
 struct priv_cmd {
