@@ -46,6 +46,29 @@ static void dev_events_text(FILE *f, const struct loaded_run *run)
 			run->more_events);
 }
 
+/* "ext4_writepages", the function the probe found */
+static const char *event_func(const struct loaded_run *run, uint32_t id)
+{
+	const struct run_info *in = recfile_info(run->rec);
+
+	return id < NR_PROBES && in->probes[id].func[0] ?
+		       in->probes[id].func : "?";
+}
+
+static void probe_events_text(FILE *f, const struct loaded_run *run)
+{
+	for (size_t i = 0; i < run->nr_pevents; i++)
+		fprintf(f, "probe %s (%s) %s at +%.1f s\n",
+			probe_name(run->pevents[i].probe),
+			event_func(run, run->pevents[i].probe),
+			run->pevents[i].gone ? "went with its module" :
+					       "attached when its module loaded",
+			run->pevents[i].at_s);
+	if (run->more_pevents)
+		fprintf(f, "probe: %zu more attachments and losses\n",
+			run->more_pevents);
+}
+
 /* ---- text ---- */
 
 static void recording_text(FILE *f, const struct loaded_run *run)
@@ -76,6 +99,7 @@ static void recording_text(FILE *f, const struct loaded_run *run)
 		fputc('\n', f);
 	}
 	dev_events_text(f, run);
+	probe_events_text(f, run);
 	fprintf(f, "stopped by: %s", stop_text(b, sizeof(b), e));
 	if (e->has_exit)
 		fprintf(f, "; command exit status %d", e->exit_status);
@@ -214,6 +238,17 @@ static void recording_json(struct json *j, const struct loaded_run *run)
 		json_str(j, "dev", fmt_dev(b, sizeof(b), run->events[i].dev));
 		json_str(j, "event", run->events[i].gone ? "vanished" : "back");
 		json_double(j, "at_s", run->events[i].at_s);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "probe_events");
+	for (size_t i = 0; i < run->nr_pevents; i++) {
+		json_obj_open(j, NULL);
+		json_str(j, "probe", probe_name(run->pevents[i].probe));
+		json_str(j, "func", event_func(run, run->pevents[i].probe));
+		json_str(j, "event",
+			 run->pevents[i].gone ? "module_gone" : "attached");
+		json_double(j, "at_s", run->pevents[i].at_s);
 		json_obj_close(j);
 	}
 	json_arr_close(j);

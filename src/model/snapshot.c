@@ -378,6 +378,8 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 	out->self_runs = b->self_runs - a->self_runs;
 	out->self_on_ns = b->self_on_ns - a->self_on_ns;
 	out->dev_gone = b->dev_gone;
+	out->probes_late = b->probes_late;
+	out->probes_gone = b->probes_gone;
 	out->nr_devs = b->nr_devs;
 	for (uint32_t i = 0; i < b->nr_devs; i++) {
 		const struct dev_row *ra = dev_find(a, b->devs[i].dev,

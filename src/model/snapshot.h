@@ -38,6 +38,9 @@ struct snapshot {
 	/* bit i: the run's i-th -d device (run_info.filter_devs) was gone
 	 * when this was read (state, not a counter: deltas keep the later) */
 	uint32_t dev_gone;
+	/* bit id: probe id attached since the start, by a module loaded
+	 * then; or taken by its module's unloading (state, as dev_gone) */
+	uint64_t probes_late, probes_gone;
 	/* bhprof's own cost: its programs' run time and runs, from the
 	 * kernel's BPF statistics, on for self_on_ns (--self-cost; zero
 	 * without, or where they cannot be enabled) */

@@ -285,6 +285,8 @@ void summarize(const struct snapshot *a, const struct snapshot *b,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_summarize(&d, p, out->secs, &out->path[p]);
 	out->glob = d.glob;
+	out->probes_late = b->probes_late;
+	out->probes_gone = b->probes_gone;
 	self_summarize(&d, out);
 	devs_summarize(&d, out->secs, out);
 	out->bh_net_peak = d.bh_net_peak;

@@ -62,6 +62,9 @@ struct summary {
 	double self_on_secs;	/* ... counted this long (--self-cost) */
 	struct path_summary path[NR_PATHS];
 	struct bhp_global_stats glob;
+	/* the window's end: probes a module brought after the start, and
+	 * those its unloading took (snapshot.h) */
+	uint64_t probes_late, probes_gone;
 	uint32_t nr_devs;
 	struct dev_summary devs[MAX_SNAP_DEVS];
 	/* --callers: the window's rows and the peak net since attach */

@@ -222,6 +222,25 @@ static void probes_json(struct json *j, const struct run_info *info)
 	json_arr_close(j);
 }
 
+static void probe_list_json(struct json *j, const char *key, uint64_t mask)
+{
+	json_arr_open(j, key);
+	for (int i = 0; i < NR_PROBES; i++)
+		if (mask & (1ULL << i))
+			json_str(j, NULL, probe_name(i));
+	json_arr_close(j);
+}
+
+/* The probes of modules loaded after the start (collect/latemod.c),
+ * as the window ended: attached since, or gone with their module. */
+static void late_json(struct json *j, const struct summary *s)
+{
+	json_obj_open(j, "probes_late");
+	probe_list_json(j, "attached", s->probes_late);
+	probe_list_json(j, "gone", s->probes_gone);
+	json_obj_close(j);
+}
+
 static void dev_paths_json(const struct jctx *dc, const struct dev_summary *d,
 			   const char *reads)
 {
@@ -338,6 +357,7 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	json_str(j, "bhprof_version", info->version);
 	kernel_json(j, info);
 	probes_json(j, info);
+	late_json(j, s);
 	json_double(j, "duration_s", s->secs);
 	json_double(j, "interval_s", info->interval_ms / 1000.0);
 	json_obj_open(j, "paths");
@@ -472,6 +492,24 @@ static void header_text(FILE *f, const struct run_info *info,
 	fprintf(f, "\n\n" ROW, "", "bh", "iomap");
 }
 
+static void late_text(FILE *f, const struct run_info *info,
+		      const char *what, uint64_t mask)
+{
+	const char *sep = "";
+
+	if (!mask)
+		return;
+	fprintf(f, "probes %s: ", what);
+	for (int i = 0; i < NR_PROBES; i++) {
+		if (!(mask & (1ULL << i)))
+			continue;
+		fprintf(f, "%s%s (%s)", sep, probe_name(i),
+			info->probes[i].func);
+		sep = ", ";
+	}
+	fputc('\n', f);
+}
+
 static void footer_text(FILE *f, const struct run_info *info,
 			const struct summary *s)
 {
@@ -481,6 +519,9 @@ static void footer_text(FILE *f, const struct run_info *info,
 		fprintf(f, "\nbh allocations: %llu in all, %llu outside any "
 			"path\n", (unsigned long long)s->glob.bh_alloc_total,
 			(unsigned long long)s->glob.bh_alloc_none);
+	late_text(f, info, "attached after the start, when their module "
+		  "loaded", s->probes_late);
+	late_text(f, info, "gone with their module", s->probes_gone);
 	if (*lost_groups_text(info, lost, sizeof(lost)))
 		fprintf(f, "lost probe groups: %s (their figures read "
 			"'failed'; bhprof probe says why)\n", lost);

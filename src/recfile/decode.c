@@ -571,6 +571,16 @@ bool dec_snapshot(struct dec *d, const uint8_t *p, size_t n, const char **why)
 			if (d->apply)
 				d->dst->dev_gone = (uint32_t)v;
 			break;
+		case S_PROBES_LATE:
+			v = rd_varint(&b);
+			if (d->apply)
+				d->dst->probes_late = v;
+			break;
+		case S_PROBES_GONE:
+			v = rd_varint(&b);
+			if (d->apply)
+				d->dst->probes_gone = v;
+			break;
 		}
 		if (b.bad) {
 			*why = "malformed section";

@@ -57,7 +57,7 @@ enum { D_DEV = 1, D_NAME };
 
 /* ... of a snapshot frame */
 enum { S_TS = 1, S_PATHS, S_GLOB, S_HISTS, S_DEVS, S_CHAINS, S_CALLERS,
-       S_NET_PEAK, S_MOUNTS, S_DEV_GONE };
+       S_NET_PEAK, S_MOUNTS, S_DEV_GONE, S_PROBES_LATE, S_PROBES_GONE };
 
 /* ... of the end-of-run frame */
 enum { E_REASON = 1, E_SIGNAL, E_EXIT, E_ELAPSED_NS, E_FRAMES, E_DEV_NAME };

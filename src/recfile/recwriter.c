@@ -634,6 +634,10 @@ static void enc_snapshot(struct recwriter *w, const struct snapshot *s,
 	/* state: a keyframe says it when set, a delta when it changed */
 	if (p ? p->dev_gone != s->dev_gone : s->dev_gone != 0)
 		put_u64_sec(b, S_DEV_GONE, s->dev_gone);
+	if (p ? p->probes_late != s->probes_late : s->probes_late != 0)
+		put_u64_sec(b, S_PROBES_LATE, s->probes_late);
+	if (p ? p->probes_gone != s->probes_gone : s->probes_gone != 0)
+		put_u64_sec(b, S_PROBES_GONE, s->probes_gone);
 	if (w->callers)
 		enc_callers(w, s, p);
 }

@@ -193,18 +193,49 @@ static void note_dev_events(struct loaded_run *run, uint32_t was,
 	}
 }
 
+static void probe_event_add(struct loaded_run *run, uint32_t id, bool gone,
+			    double s)
+{
+	if (run->nr_pevents < MAX_PROBE_EVENTS)
+		run->pevents[run->nr_pevents++] =
+			(struct probe_event){ id, gone, s };
+	else
+		run->more_pevents++;
+}
+
+/* the probes attached, or gone with their module, between was and now */
+static void note_probe_events(struct loaded_run *run, uint64_t *late,
+			      uint64_t *gone, const struct snapshot *now,
+			      double s)
+{
+	uint64_t came = now->probes_late & ~*late;
+	uint64_t went = now->probes_gone & ~*gone;
+
+	*late = now->probes_late;
+	*gone = now->probes_gone;
+	for (uint32_t id = 0; id < NR_PROBES; id++) {
+		if (went & (1ULL << id))
+			probe_event_add(run, id, true, s);
+		if (came & (1ULL << id))
+			probe_event_add(run, id, false, s);
+	}
+}
+
 /* Walks every snapshot once: first, last, and the rows in between. */
 static int load_series(struct loaded_run *run, struct snapshot *first,
 		       const struct snapshot **last)
 {
 	static struct bin_start bin;
+	uint64_t late = 0, pgone = 0;
 	struct rec_frame f;
 	uint32_t gone = 0;
 
 	while (recfile_next(run->rec, &f) == 1) {
-		note_dev_events(run, gone, f.cum->dev_gone,
-				run->snapshots ?
-				(f.cum->ts_ns - first->ts_ns) / 1e9 : 0);
+		double at = run->snapshots ?
+				    (f.cum->ts_ns - first->ts_ns) / 1e9 : 0;
+
+		note_dev_events(run, gone, f.cum->dev_gone, at);
+		note_probe_events(run, &late, &pgone, f.cum, at);
 		gone = f.cum->dev_gone;
 		if (!run->snapshots++) {
 			*first = *f.cum;

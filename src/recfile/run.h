@@ -35,6 +35,15 @@ struct dev_event {
 
 #define MAX_DEV_EVENTS 64
 
+/* a probe attached once its module loaded, or taken by its unloading */
+struct probe_event {
+	uint32_t probe;		/* enum probe_id */
+	bool gone;		/* else attached */
+	double at_s;
+};
+
+#define MAX_PROBE_EVENTS 64
+
 struct loaded_run {
 	const char *path;
 	struct recfile *rec;
@@ -48,6 +57,9 @@ struct loaded_run {
 	 * how many more there were */
 	struct dev_event events[MAX_DEV_EVENTS];
 	size_t nr_events, more_events;
+	/* ... and of probes, in the order they happened */
+	struct probe_event pevents[MAX_PROBE_EVENTS];
+	size_t nr_pevents, more_pevents;
 };
 
 /*

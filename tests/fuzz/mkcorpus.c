@@ -170,6 +170,16 @@ int main(int argc, char **argv)
 	free(q);
 	for (unsigned int i = 3; i < 6; i++)
 		snaps[i].dev_gone = 0;
+	/* a module's probes come at snapshot 2 and go at 6 */
+	for (unsigned int i = 2; i < 8; i++) {
+		snaps[i].probes_late = i < 6 ? 1ULL << PROBE_WB_EXT4 : 0;
+		snaps[i].probes_gone = i < 6 ? 0 : 1ULL << PROBE_WB_EXT4;
+	}
+	q = record(8, 3, true, &m);
+	seed("valid-probes-late", q, m);
+	free(q);
+	for (unsigned int i = 2; i < 8; i++)
+		snaps[i].probes_late = snaps[i].probes_gone = 0;
 	seed("torn", p, n - 7);
 	seed("header-only", p, REC_HEADER_LEN);
 	q = malloc(n);

@@ -91,6 +91,14 @@ static void gen_series(unsigned int n, bool devs)
 
 		*s = orig[i - 1];
 		s->ts_ns += 1000000000ull + rnd() % 1000;
+		/* a module's probes come a third of the way, go at two */
+		if (i == n / 3)
+			s->probes_late = 1ULL << PROBE_WB_EXT4 |
+					 1ULL << PROBE_PASS_EXT4;
+		if (i == 2 * n / 3) {
+			s->probes_gone = s->probes_late;
+			s->probes_late = 0;
+		}
 		if (i % 5 == 0)
 			continue;
 		for (k = 0; k < 30; k++) {
@@ -121,6 +129,8 @@ static bool same_snap(const struct snapshot *a, const struct snapshot *b)
 	uint32_t i, j;
 
 	if (a->ts_ns != b->ts_ns || a->nr_devs != b->nr_devs ||
+	    a->probes_late != b->probes_late ||
+	    a->probes_gone != b->probes_gone ||
 	    memcmp(a->paths, b->paths, sizeof(a->paths)) ||
 	    memcmp(&a->glob, &b->glob, sizeof(a->glob)) ||
 	    memcmp(a->hists, b->hists, sizeof(a->hists)))
