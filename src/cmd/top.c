@@ -389,6 +389,9 @@ static int top_tui(struct top *tp)
 	t = tui_alloc(&tp->st.info, iv, tp->o.output);
 	if (!t)
 		return -ENOMEM;
+	/* the screen holds stderr from here: the module helper's lines
+	 * come through this process, printed when it is released */
+	collector_relay_messages(tp->st.col);
 	if (tui_open(t)) {
 		/* an unknown $TERM: the plain view still works */
 		fprintf(stderr, "bhprof: cannot drive terminal '%s': "

@@ -17,7 +17,7 @@ int link_add(struct attach_plan *p, struct bpf_link *l)
 		return err ? err : -EINVAL;
 	if (err)
 		return err;
-	if (p->nr_links >= MAX_LINKS) {
+	if (p->nr_links >= PLAN_MAX_LINKS) {
 		bpf_link__destroy(l);
 		return -E2BIG;
 	}
@@ -382,6 +382,32 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 	return 0;
 fail:
 	attach_plan_detach(p);
+	return err;
+}
+
+int attach_plan_late_attach(struct attach_plan *p, struct bhprof_bpf *s,
+			    char *msg, size_t len)
+{
+	struct bpf_program *tps[] = { s->progs.tp_pass_ext4,
+				      s->progs.tp_pass_ext4_end,
+				      s->progs.tp_wb_ext4 };
+	int err = 0;
+
+	msg[0] = 0;
+	for (int g = 0; g < BHP_NR_GROUPS && !err; g++) {
+		enum attach_mode m = p->group_mode[g];
+
+		if (!p->failed[g] && (m == MODE_FENTRY || m == MODE_KPROBE))
+			err = attach_functions(p, s, g, m, msg, len);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tps) && !err; i++) {
+		err = attach_prog(p, tps[i]);
+		if (err)
+			snprintf(msg, len, "tracepoint %s: %s",
+				 bpf_program__name(tps[i]), strerror(-err));
+	}
+	if (err)
+		attach_plan_detach(p);
 	return err;
 }
 

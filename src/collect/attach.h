@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include "model/snapshot.h"
 
-#define MAX_LINKS 128
+#define PLAN_MAX_LINKS 128
 
 struct bhprof_bpf;
 struct bpf_link;
@@ -63,7 +63,7 @@ struct attach_plan {
 	bool sys_events;
 	bool sys_split;
 	int sys_link_at;	/* its links' index, -1 unattached */
-	struct bpf_link *links[MAX_LINKS];
+	struct bpf_link *links[PLAN_MAX_LINKS];
 	int nr_links;
 };
 
@@ -109,5 +109,22 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *skel,
 void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 			 const struct ksyms *ks);
 void attach_plan_detach(struct attach_plan *p);
+
+/*
+ * A module loaded after the start (latemod.c): mini becomes base with
+ * only the probes of want that mod holds, in their groups' flavours.
+ * Returns those probes, a bit each; 0 if it holds none.
+ */
+uint64_t attach_plan_module(struct attach_plan *mini,
+			    const struct attach_plan *base, struct kbtf *kb,
+			    const struct ksyms *ks, const char *mod,
+			    uint64_t want);
+/* ... its programs, and nothing else, to load ... */
+void attach_plan_late_autoload(struct attach_plan *mini,
+			       struct bhprof_bpf *skel);
+/* ... and to attach: 0, or a negative errno with why in msg (the links
+ * made are dropped: a module's probes stand together or not at all) */
+int attach_plan_late_attach(struct attach_plan *mini, struct bhprof_bpf *skel,
+			    char *msg, size_t len);
 
 #endif /* BHPROF_ATTACH_H */

@@ -19,6 +19,7 @@
 #include "collector.h"
 #include "model/devices.h"
 #include "kernel.h"
+#include "latemod.h"
 #include "pathsrc.h"
 #include "refusal.h"
 #include "bhprof.skel.h"
@@ -53,6 +54,7 @@ struct collector {
 	uint32_t nr_devs;
 	uint32_t devs[MAX_FILTER_DEVS];
 	uint32_t gone;
+	struct latemod *late;	/* NULL: no module can bring a probe */
 };
 
 static bool verbose;
@@ -413,6 +415,8 @@ int collector_open(const struct collector_opts *o, struct run_info *info,
 	attach_plan_syscalls(&c->plan, c->skel->bss->sys_class,
 			     sizeof(c->skel->bss->sys_class));
 	report_lost(info);
+	if (o->watch_modules)
+		c->late = latemod_start(&c->plan, c->skel);
 	*out = c;
 	goto out;
 fail:
@@ -728,7 +732,13 @@ int collector_read(struct collector *c, struct snapshot *s)
 		err = read_callers(c, s);
 	read_self(c, s);
 	watch_devs(c, s);
+	latemod_read(c->late, &s->probes_late, &s->probes_gone);
 	return err;
+}
+
+void collector_relay_messages(struct collector *c)
+{
+	latemod_relay(c->late);
 }
 
 int collector_check(struct collector *c)
@@ -757,6 +767,7 @@ void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
+	latemod_stop(c->late);
 	if (c->plan.nr_links) {
 		/*
 		 * A program on a tracepoint's perf event runs as long as the

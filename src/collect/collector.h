@@ -18,6 +18,7 @@ struct collector_opts {
 	bool verbose;		/* libbpf debug output */
 	bool self_cost;		/* the kernel's BPF statistics on (--self-cost) */
 	bool callers;		/* --callers: chains, owners, frees */
+	bool watch_modules;	/* attach what modules loaded later bring */
 };
 
 struct collector;
@@ -38,6 +39,9 @@ int collector_check(struct collector *c);
  * even by bpf() map reads): each one is an event not counted.
  */
 uint64_t collector_missed(struct collector *c);
+/* What helpers say goes on this process's stderr, at each read, from
+ * now on: for top, whose screen holds stderr until it ends. */
+void collector_relay_messages(struct collector *c);
 void collector_close(struct collector *c);
 
 struct btf;

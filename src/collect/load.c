@@ -265,10 +265,10 @@ static void autoload_tracepoints(struct attach_plan *p,
 	}
 }
 
-void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+/* Every present function's programs in its group's flavour (fentry or
+ * kprobe; the bio probe is a tracepoint in every mode). */
+static void autoload_functions(struct attach_plan *p, struct bhprof_bpf *s)
 {
-	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
-	autoload(s->progs.tp_thread_exit, true);
 	for (int id = 0; id < NR_PROBES; id++) {
 		enum attach_mode m = p->group_mode[probe_group_of(id)];
 		struct progs pr = probe_progs(p, s, id);
@@ -289,6 +289,13 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 			autoload(pr.kr, true);
 		}
 	}
+}
+
+void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
+	autoload(s->progs.tp_thread_exit, true);
+	autoload_functions(p, s);
 	for (int g = 0; g < BHP_NR_GROUPS; g++) {
 		enum attach_mode m = p->group_mode[g];
 
@@ -300,4 +307,27 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 			autoload_tracepoints(p, s, g);
 	}
 	callers_autoload(p, s);
+}
+
+/* ext4's events of the pass group, and of the writeback group where it
+ * runs on tracepoints: the tracepoint probes a module can bring */
+static void late_tracepoints(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	bool ext4 = !p->absent[PROBE_PASS_EXT4];
+
+	autoload(s->progs.tp_pass_ext4, ext4);
+	autoload(s->progs.tp_pass_ext4_end, ext4);
+	autoload(s->progs.tp_wb_ext4,
+		 ext4 && p->group_mode[BHP_GROUP_WB] == MODE_TRACEPOINT &&
+			 !p->failed[BHP_GROUP_WB]);
+}
+
+void attach_plan_late_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, s->obj)
+		autoload(prog, false);
+	autoload_functions(p, s);
+	late_tracepoints(p, s);
 }

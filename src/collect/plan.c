@@ -489,3 +489,46 @@ struct ksyms *attach_ksyms_load(void)
 	n += callers_want(want + n);
 	return ksyms_load(want, n);
 }
+
+uint64_t attach_plan_module(struct attach_plan *mini,
+			    const struct attach_plan *base, struct kbtf *kb,
+			    const struct ksyms *ks, const char *mod,
+			    uint64_t want)
+{
+	uint64_t found = 0;
+
+	*mini = *base;
+	mini->nr_links = 0;
+	mini->sys_link_at = -1;
+	mini->callers = false;
+	for (int id = 0; id < NR_PROBES; id++) {
+		mini->absent[id] = true;
+		for (int c = 0; c < 3 && candidates[id][c] &&
+				(want & (1ULL << id)); c++) {
+			const char *name = candidates[id][c], *sym, *m;
+
+			if (!probe_found(kb, ks, id, name, &sym, &m) || !m ||
+			    strcmp(m, mod))
+				continue;
+			mini->absent[id] = false;
+			found |= 1ULL << id;
+			snprintf(mini->func[id], sizeof(mini->func[id]), "%s",
+				 name);
+			snprintf(mini->ksym[id], sizeof(mini->ksym[id]), "%s",
+				 sym ? sym : name);
+			snprintf(mini->mod[id], sizeof(mini->mod[id]), "%s", mod);
+			break;
+		}
+	}
+	/* a group that ran no flavour at the start takes none now */
+	for (int g = 0; g < BHP_NR_GROUPS; g++)
+		mini->failed[g] = base->failed[g] || !group_present(mini, g) ||
+				  base->group_mode[g] == MODE_NONE;
+	for (int id = 0; id < NR_PROBES; id++) {
+		if (!mini->failed[probe_group_of(id)])
+			continue;
+		mini->absent[id] = true;
+		found &= ~(1ULL << id);
+	}
+	return found;
+}

@@ -283,6 +283,7 @@ int run_start(struct run_opts *o, struct run_state *st, int argc,
 	if (!st->first)
 		return -ENOMEM;
 	install_signals();
+	o->col.watch_modules = true;
 	err = collector_open(&o->col, &st->info, &st->col);
 	if (err)
 		return err;
