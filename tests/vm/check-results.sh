@@ -569,6 +569,74 @@ for mode in $VM_MODES; do
 	done
 done
 
+# ---- ext4-late: a module loaded under bhprof ----------------------------
+# ext4 was out of the kernel when bhprof started (its probes "absent");
+# bhprof's helper attached them once ext4 was live, said so once, and the
+# run's checks above hold what they counted to the kernel's own counts.
+# Then rmmod: refused while a program of bhprof's holds ext4 (fentry and
+# tracepoint programs do, and the pass group is on ext4's events in every
+# mode), else bhprof says the probes went, and attaches them again.
+late_checks() {
+	local mode=$1 d=$2 loaded gone want got rc
+	[ -f "$d/stat.json" ] || return 0
+	loaded=$(grep -c '^bhprof: module ext4 loaded' "$d/stat.err")
+	gone=$(grep -c '^bhprof: module ext4 unloaded' "$d/stat.err")
+	rc=$(cat "$d/rmmod.rc" 2>/dev/null || echo "?")
+	want="pass_ext4"
+	[ "$mode" = tracepoint ] || want="read_ext4_folio read_ext4_ra mkwrite_ext4 writeback_ext4 pass_ext4"
+	got=$(jq -r '[.probes_late.attached[]] | unique | join(" ")' "$d/stat.json")
+	absent=$(jq -r '[.probes[] | select(.func | startswith("ext4_")) |
+		select(.mode != "absent") | .name] | join(" ")' "$d/stat.json")
+	if [ -z "$absent" ]; then
+		record PASS "$mode" ext4-late "ext4 absent at start" "every ext4 probe absent when bhprof started"
+	else
+		record FAIL "$mode" ext4-late "ext4 absent at start" "attached at start: $absent (did the prep unload ext4?)"
+	fi
+	local miss="" f
+	for f in $want; do
+		case " $got " in *" $f "*) ;; *) miss="$miss $f" ;; esac
+	done
+	if [ -z "$miss" ] && ! grep -q "could not be attached" "$d/stat.err"; then
+		record PASS "$mode" ext4-late "attached late" "probes attached when ext4 loaded: $got"
+	else
+		record FAIL "$mode" ext4-late "attached late" "missing:$miss; attached: '$got'; stderr: $(grep '^bhprof: module' "$d/stat.err" | head -n 3 | tr '\n' ' ')"
+	fi
+	if [ "$rc" = 0 ]; then
+		# let go: said once, and attached again when ext4 came back
+		if [ "$gone" = 1 ] && [ "$loaded" = 2 ]; then
+			record PASS "$mode" ext4-late "unload" "rmmod ext4 let go: 1 'unloaded' line, attached again ($loaded 'loaded' lines)"
+		else
+			record FAIL "$mode" ext4-late "unload" "rmmod ext4 let go: $gone 'unloaded' lines, $loaded 'loaded' lines (want 1 and 2)"
+		fi
+	elif [ "$gone" = 0 ] && [ "$loaded" = 1 ] && [ "$(jq '.probes_late.gone | length' "$d/stat.json")" = 0 ]; then
+		record PASS "$mode" ext4-late "unload" "rmmod ext4 refused while bhprof's programs hold it ($(tr '\n' ' ' < "$d/rmmod.err")); said once, nothing gone"
+	else
+		record FAIL "$mode" ext4-late "unload" "rmmod rc=$rc: $gone 'unloaded' lines, $loaded 'loaded' lines (want 0 and 1)"
+	fi
+}
+
+for mode in $VM_MODES; do
+	case " $VM_SCENARIOS " in *" ext4-late "*) ;; *) break ;; esac
+	late_checks "$mode" "$res/runs/$mode/ext4-late"
+done
+
+# ... and recorded: the snapshots mark when ext4's probes came, report
+# lists it with its time, and the summary names them
+case " $VM_SCENARIOS " in
+*" ext4-late "*)
+	ev=$(jq -r '[.recording.probe_events[] | select(.event == "attached" and .at_s > 0) | .probe]
+		| unique | join(" ")' "$res/late-report.json" 2>/dev/null)
+	sum=$(jq -r '.probes_late.attached | unique | join(" ")' "$res/late-report.json" 2>/dev/null)
+	txt=$(grep -c "^probe writeback_ext4 (ext4_writepages) attached when its module loaded at +" "$res/late-report.txt" 2>/dev/null)
+	if [ "$(cat "$res/late-record.rc" 2>/dev/null)" = 0 ] &&
+	   case " $ev " in *" writeback_ext4 "*) true ;; *) false ;; esac &&
+	   [ "$sum" = "$ev" ] && [ "${txt:-0}" -ge 1 ]; then
+		record PASS auto ext4-late "recorded" "report's probe_events: $ev attached at +$(jq '[.recording.probe_events[].at_s] | min' "$res/late-report.json") s; the summary names the same"
+	else
+		record FAIL auto ext4-late "recorded" "record rc=$(cat "$res/late-record.rc" 2>/dev/null); probe_events '$ev', probes_late '$sum', text lines ${txt:-0}; $(tail -n 2 "$res/late-record.err" 2>/dev/null | tr '\n' ' ')"
+	fi ;;
+esac
+
 # ---- --callers: chains, owners, frees (scenarios with an .opts) ----------
 # Chains and owners must each add up to every allocation bhprof counted,
 # which the main checks hold to the kernel's own count; the folded file

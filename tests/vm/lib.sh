@@ -71,10 +71,14 @@ vm_preflight() {
 # architecture changes (raw-mixed, two-writers, file-read: the x86-64
 # kernels run those). No kernel runs cost rounds in make check: they are
 # figures, and make bench-vm (bench-vm.sh) counts them in instructions.
+# The bh kernels of the x86-64 pairs leave raw-mixed and two-writers to
+# their nobh twins and to 6.1 (a bh kernel too): attribution logic that
+# neither the release nor the pair changes, run once per path.
 ALL_SCENARIOS="raw-buffered raw-direct raw-mixed ext4-file xfs-file two-writers raw-read raw-read-mixed file-read mmap-write dio-fallback ext4-meta"
 default_scenarios() {
-	case $1 in
-	arm64) echo "raw-buffered raw-direct ext4-file xfs-file raw-read raw-read-mixed mmap-write dio-fallback" ;;
+	case $1:$2 in
+	arm64:*) echo "raw-buffered raw-direct ext4-file xfs-file raw-read raw-read-mixed mmap-write dio-fallback" ;;
+	*:6.12-bh|*:7.2-bh) echo "$ALL_SCENARIOS" | sed 's/ raw-mixed//; s/ two-writers//' ;;
 	*) echo "$ALL_SCENARIOS" ;;
 	esac
 }
@@ -86,7 +90,7 @@ default_cost_rounds() { echo 0; }
 kernel_plan() {
 	local f
 	f=$(dirname "$1")/plan-$(kernel_suffix "$1")
-	echo "SCENARIOS='$(default_scenarios "$2")'"
+	echo "SCENARIOS='$(default_scenarios "$2" "$(kernel_suffix "$1")")'"
 	echo "COST_ROUNDS=$(default_cost_rounds "$2")"
 	[ -f "$f" ] && grep -E "^(SCENARIOS|COST_ROUNDS)=" "$f"
 	return 0
