@@ -6,7 +6,9 @@
 # tracepoints: the pass group is on ext4's events in every mode); should
 # it let go, bhprof must say so, and attach again once ext4 is back.
 # Then, as ext4-file, 16 MiB in 1 MiB writes and fsync, its mount inside
-# the window the kernel's own counts cover.
+# the window the kernel's own counts cover; and the same to XFS, whose
+# module brings no probe of its own (iomap's are vmlinux's) but must
+# land whole on iomap from its first mount.
 . /scenarios/common.sh
 KREF=1
 # the helper's lines, on bhprof's stderr beside this run's outputs
@@ -19,6 +21,7 @@ wait_line() {
 	done
 }
 insmod /lib/vm-modules/ext4.ko || exit 2
+insmod /lib/vm-modules/xfs.ko || exit 2
 wait_line 1
 rc=0
 rmmod ext4 2> "$out/rmmod.err" || rc=$?
@@ -34,5 +37,7 @@ done
 begin
 mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps,noatime \
 	"$EXT4_DEV" /mnt/ext4
+mount -t xfs -o noatime "$XFS_DEV" /mnt/xfs
 w -c -s 1m -t 16m "/mnt/ext4/f-$MODE"
+w -c -s 1m -t 16m "/mnt/xfs/f-$MODE"
 end
