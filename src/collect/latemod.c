@@ -300,7 +300,7 @@ static void rescan(struct watch *w, char (*now)[64])
 	w->nr_live = n;
 }
 
-/* The kernel's uevents, for their module events alone. */
+/* The kernel's uevents: a module's load says "add@/module/NAME". */
 static int uevents_open(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
@@ -316,18 +316,14 @@ static int uevents_open(void)
 	return fd;
 }
 
-/* true if a module came or went since the last call */
-static bool uevents_module(int fd)
+/* A uevent only wakes the helper, which then reads /proc/modules:
+ * the socket is emptied, whatever its events were. */
+static void uevents_drain(int fd)
 {
 	char buf[4096];
-	bool any = false;
-	ssize_t n;
 
-	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
-		buf[n] = 0;
-		any |= strstr(buf, "@/module/") != NULL;
-	}
-	return any;
+	while (recv(fd, buf, sizeof(buf), 0) > 0)
+		;
 }
 
 /* The helper's life: until bhprof closes its end, or goes. */
@@ -351,7 +347,7 @@ static void __attribute__((noreturn)) watch_run(struct watch *w)
 		if (pfd[0].revents)
 			_exit(0);
 		if (pfd[1].revents)
-			uevents_module(w->uevents);
+			uevents_drain(w->uevents);
 		rescan(w, now);
 	}
 }

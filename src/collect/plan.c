@@ -503,8 +503,9 @@ uint64_t attach_plan_module(struct attach_plan *mini,
 	mini->callers = false;
 	for (int id = 0; id < NR_PROBES; id++) {
 		mini->absent[id] = true;
-		for (int c = 0; c < 3 && candidates[id][c] &&
-				(want & (1ULL << id)); c++) {
+		if (!(want & (1ULL << id)))
+			continue;
+		for (int c = 0; c < 3 && candidates[id][c]; c++) {
 			const char *name = candidates[id][c], *sym, *m;
 
 			if (!probe_found(kb, ks, id, name, &sym, &m) || !m ||
