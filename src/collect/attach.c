@@ -268,8 +268,8 @@ static bool path_group(int g)
 static bool any_group_left(const struct attach_plan *p)
 {
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
-		if (path_group(g) && group_present(p, g) && !p->failed[g] &&
-		    p->group_mode[g] != MODE_NONE)
+		if (path_group(g) && group_present(p, g) &&
+		    attach_group_runs(p, g))
 			return true;
 	return false;
 }
@@ -388,9 +388,7 @@ fail:
 int attach_plan_late_attach(struct attach_plan *p, struct bhprof_bpf *s,
 			    char *msg, size_t len)
 {
-	struct bpf_program *tps[] = { s->progs.tp_pass_ext4,
-				      s->progs.tp_pass_ext4_end,
-				      s->progs.tp_wb_ext4 };
+	struct bpf_program *prog;
 	int err = 0;
 
 	msg[0] = 0;
@@ -400,11 +398,14 @@ int attach_plan_late_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		if (!p->failed[g] && (m == MODE_FENTRY || m == MODE_KPROBE))
 			err = attach_functions(p, s, g, m, msg, len);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(tps) && !err; i++) {
-		err = attach_prog(p, tps[i]);
+	/* the tracepoints attach_plan_late_autoload() chose */
+	bpf_object__for_each_program(prog, s->obj) {
+		if (err || !is_tp_prog(s, prog, NULL))
+			continue;
+		err = attach_prog(p, prog);
 		if (err)
 			snprintf(msg, len, "tracepoint %s: %s",
-				 bpf_program__name(tps[i]), strerror(-err));
+				 bpf_program__name(prog), strerror(-err));
 	}
 	if (err)
 		attach_plan_detach(p);

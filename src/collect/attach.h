@@ -67,6 +67,13 @@ struct attach_plan {
 	int nr_links;
 };
 
+/* Does group g run in some flavour: planned one, and not lost? */
+static inline bool attach_group_runs(const struct attach_plan *p,
+				     enum bhp_group g)
+{
+	return !p->failed[g] && p->group_mode[g] != MODE_NONE;
+}
+
 /* The tracepoint stand-ins' syscall table, by number (the BPF object's
  * sys_class[]): the classes of the groups attached on tracepoints. */
 void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,

@@ -63,6 +63,9 @@ bool func_found(struct kbtf *kb, const struct ksyms *ks, const char *name,
 
 /* load.c */
 void autoload(struct bpf_program *prog, bool on);
+/* a tracepoint stand-in of a group, *g (g may be NULL) */
+bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
+		enum bhp_group *g);
 void group_lost(struct attach_plan *p, enum bhp_group g, const char *why);
 void iomap_reads_lost(struct attach_plan *p, const char *what,
 		      const char *why);

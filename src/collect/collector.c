@@ -207,7 +207,7 @@ static int refused_group(struct collector *c, const struct collector_opts *o)
 	int found = -ENOENT;
 
 	for (int g = 0; one && g < BHP_NR_GROUPS && found < 0; g++) {
-		if (c->plan.failed[g] || c->plan.group_mode[g] == MODE_NONE)
+		if (!attach_group_runs(&c->plan, g))
 			continue;
 		*one = c->plan;
 		for (int h = 0; h < BHP_NR_GROUPS; h++)

@@ -364,7 +364,7 @@ static uint64_t waiting_probes(const struct attach_plan *p, bool *in_mod)
 
 		if (!p->absent[id])
 			*in_mod |= p->mod[id][0] != 0;
-		else if (!p->failed[g] && p->group_mode[g] != MODE_NONE)
+		else if (attach_group_runs(p, g))
 			w |= 1ULL << id;
 	}
 	return w;

@@ -16,8 +16,8 @@ void autoload(struct bpf_program *prog, bool on)
 }
 
 /* The tracepoint stand-ins of each group, every variant. */
-static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
-		       enum bhp_group *g)
+bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
+		enum bhp_group *g)
 {
 	const struct {
 		const struct bpf_program *prog;
@@ -50,7 +50,8 @@ static bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		if (t[i].prog == prog) {
-			*g = t[i].g;
+			if (g)
+				*g = t[i].g;
 			return true;
 		}
 	}

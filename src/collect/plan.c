@@ -523,8 +523,8 @@ uint64_t attach_plan_module(struct attach_plan *mini,
 	}
 	/* a group that ran no flavour at the start takes none now */
 	for (int g = 0; g < BHP_NR_GROUPS; g++)
-		mini->failed[g] = base->failed[g] || !group_present(mini, g) ||
-				  base->group_mode[g] == MODE_NONE;
+		mini->failed[g] = !attach_group_runs(base, g) ||
+				  !group_present(mini, g);
 	for (int id = 0; id < NR_PROBES; id++) {
 		if (!mini->failed[probe_group_of(id)])
 			continue;
