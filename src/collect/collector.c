@@ -20,6 +20,7 @@
 #include "model/devices.h"
 #include "kernel.h"
 #include "latemod.h"
+#include "progcost.h"
 #include "pathsrc.h"
 #include "refusal.h"
 #include "bhprof.skel.h"
@@ -35,10 +36,18 @@
  * programs running, they hung 6.1 guests of the QEMU matrix, both CPUs
  * spinning in bpf_trace_run5().
  */
+struct self_figs {
+	uint64_t on_ns;
+	uint32_t n;
+	struct self_prog rows[MAX_SELF_PROGS];
+};
+
 struct self_stats {
 	int fd;		/* the statistics are on while this is open */
-	uint64_t on_start, base_ns, base_runs;
-	uint64_t ns, runs, on_ns;	/* once switched off */
+	uint64_t on_start;
+	struct self_figs base;	/* the programs' counts when switched on */
+	struct self_figs off;	/* what they counted, once switched off */
+	struct self_figs late;	/* the module helper's, once it ended */
 };
 
 struct collector {
@@ -553,7 +562,6 @@ static uint64_t mono_ns(void)
 static void self_stats_on(struct collector *c)
 {
 	struct self_stats *st = &c->self;
-	struct bpf_prog_info sum;
 
 	st->fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (st->fd < 0) {
@@ -563,32 +571,47 @@ static void self_stats_on(struct collector *c)
 		return;
 	}
 	st->on_start = mono_ns();
-	progs_info(c, &sum);
-	st->base_ns = sum.run_time_ns;
-	st->base_runs = sum.run_cnt;
+	st->base.n = 0;
+	bpf_progs_cost(c->skel->obj, st->base.rows, &st->base.n,
+		       MAX_SELF_PROGS);
 }
 
-/* what the statistics counted since they were switched on, and for how
- * long */
-static void self_since_on(struct collector *c, uint64_t *ns, uint64_t *runs,
-			  uint64_t *on_ns)
+/* what the statistics counted since they were switched on, program by
+ * program, the module helper's included, and for how long */
+static void self_since_on(struct collector *c, struct self_figs *f)
 {
 	struct self_stats *st = &c->self;
-	struct bpf_prog_info sum;
+	struct self_figs late;
 
-	progs_info(c, &sum);
-	*ns = sum.run_time_ns - st->base_ns;
-	*runs = sum.run_cnt - st->base_runs;
-	*on_ns = mono_ns() - st->on_start;
+	f->on_ns = mono_ns() - st->on_start;
+	f->n = 0;
+	bpf_progs_cost(c->skel->obj, f->rows, &f->n, MAX_SELF_PROGS);
+	for (uint32_t i = 0; i < st->base.n; i++) {
+		struct self_prog *r = self_prog_row(f->rows, &f->n, f->n,
+						    st->base.rows[i].name);
+
+		if (r) {
+			r->ns -= st->base.rows[i].ns;
+			r->runs -= st->base.rows[i].runs;
+		}
+	}
+	if (c->late) {
+		late.n = latemod_cost(c->late, late.rows, MAX_SELF_PROGS);
+		self_progs_add(f->rows, &f->n, late.rows, late.n);
+	} else {
+		/* the helper ended: what its programs counted, kept */
+		self_progs_add(f->rows, &f->n, st->late.rows, st->late.n);
+	}
 }
 
+/* after every program is detached, the helper's included */
 static void self_stats_off(struct collector *c)
 {
 	struct self_stats *st = &c->self;
 
 	if (st->fd < 0)
 		return;
-	self_since_on(c, &st->ns, &st->runs, &st->on_ns);
+	self_since_on(c, &st->off);
 	close(st->fd);
 	st->fd = -1;
 }
@@ -598,12 +621,22 @@ static void self_stats_off(struct collector *c)
 static void read_self(struct collector *c, struct snapshot *s)
 {
 	struct self_stats *st = &c->self;
+	static struct self_figs now;
+	const struct self_figs *f = &st->off;
 
-	s->self_ns = st->ns;
-	s->self_runs = st->runs;
-	s->self_on_ns = st->on_ns;
-	if (st->fd >= 0)
-		self_since_on(c, &s->self_ns, &s->self_runs, &s->self_on_ns);
+	if (st->fd >= 0) {
+		self_since_on(c, &now);
+		f = &now;
+	}
+	s->self_on_ns = f->on_ns;
+	s->nr_self_progs = f->n;
+	memcpy(s->self_progs, f->rows, sizeof(f->rows[0]) * f->n);
+	s->self_ns = 0;
+	s->self_runs = 0;
+	for (uint32_t i = 0; i < f->n; i++) {
+		s->self_ns += f->rows[i].ns;
+		s->self_runs += f->rows[i].runs;
+	}
 }
 
 uint64_t collector_missed(struct collector *c)
@@ -767,7 +800,9 @@ void collector_close(struct collector *c)
 {
 	if (!c)
 		return;
-	latemod_stop(c->late);
+	c->self.late.n = latemod_stop(c->late, c->self.late.rows,
+				      MAX_SELF_PROGS);
+	c->late = NULL;
 	if (c->plan.nr_links) {
 		/*
 		 * A program on a tracepoint's perf event runs as long as the

@@ -38,10 +38,12 @@
 #include "attach.h"
 #include "kernel.h"
 #include "latemod.h"
+#include "progcost.h"
 #include "bhprof.skel.h"
 #include "util/priv.h"
 
 #define LATE_MSGS 16
+#define LATE_PROGS 64
 
 /* what the helper tells bhprof: it writes, bhprof reads */
 struct latemod_page {
@@ -52,6 +54,12 @@ struct latemod_page {
 	volatile uint32_t nr_msgs;
 	volatile uint32_t relay;
 	char msgs[LATE_MSGS][352];
+	/* --self-cost: what its programs counted, by name, written when
+	 * bhprof asks (a byte on the socket) and when it ends; odd while
+	 * being written */
+	volatile uint32_t cost_seq;
+	uint32_t nr_cost;
+	struct self_prog cost[LATE_PROGS];
 };
 
 struct latemod {
@@ -84,6 +92,9 @@ struct watch {
 	int nr_live;
 	struct late_mod mods[MAX_LATE];
 	int nr_mods;
+	/* what the programs of modules gone counted */
+	uint32_t nr_retired;
+	struct self_prog retired[LATE_PROGS];
 };
 
 static uint64_t mono_ns(void)
@@ -183,6 +194,29 @@ static void late_free(struct late_mod *lm)
 	memset(lm, 0, sizeof(*lm));
 }
 
+/* a module's programs, detached: what they counted is kept */
+static void late_retire(struct watch *w, struct late_mod *lm)
+{
+	bpf_progs_cost(lm->skel->obj, w->retired, &w->nr_retired, LATE_PROGS);
+	late_free(lm);
+}
+
+/* what every program it loaded counted, for bhprof to read */
+static void cost_publish(struct watch *w)
+{
+	struct latemod_page *pg = w->page;
+	uint32_t n = w->nr_retired;
+
+	pg->cost_seq++;
+	__sync_synchronize();
+	memcpy(pg->cost, w->retired, sizeof(w->retired[0]) * n);
+	for (int i = 0; i < w->nr_mods; i++)
+		bpf_progs_cost(w->mods[i].skel->obj, pg->cost, &n, LATE_PROGS);
+	pg->nr_cost = n;
+	__sync_synchronize();
+	pg->cost_seq++;
+}
+
 /* Loads and attaches the probes of lm->plan: 0 or why not in msg. */
 static int late_load(struct watch *w, struct late_mod *lm, char *msg,
 		     size_t len)
@@ -265,7 +299,7 @@ static void module_went(struct watch *w, const char *mod)
 		if (strcmp(w->mods[i].name, mod))
 			continue;
 		took |= w->mods[i].probes;
-		late_free(&w->mods[i]);
+		late_retire(w, &w->mods[i]);
 		w->mods[i] = w->mods[--w->nr_mods];
 		memset(&w->mods[w->nr_mods], 0, sizeof(w->mods[0]));
 		i--;
@@ -326,6 +360,26 @@ static void uevents_drain(int fd)
 		;
 }
 
+/* bhprof closed its end: the probes go, and what they counted stays */
+static void __attribute__((noreturn)) watch_end(struct watch *w)
+{
+	while (w->nr_mods)
+		late_retire(w, &w->mods[--w->nr_mods]);
+	cost_publish(w);
+	_exit(0);
+}
+
+/* false once bhprof's end is closed; else it asked for the cost */
+static bool cost_asked(struct watch *w)
+{
+	char buf[64];
+
+	if (read(w->hold, buf, sizeof(buf)) <= 0)
+		return false;
+	cost_publish(w);
+	return true;
+}
+
 /* The helper's life: until bhprof closes its end, or goes. */
 static void __attribute__((noreturn)) watch_run(struct watch *w)
 {
@@ -343,9 +397,9 @@ static void __attribute__((noreturn)) watch_run(struct watch *w)
 
 		if (poll(pfd, w->uevents >= 0 ? 2 : 1, 1000) < 0 &&
 		    errno != EINTR)
-			_exit(0);
-		if (pfd[0].revents)
-			_exit(0);
+			watch_end(w);
+		if (pfd[0].revents && !cost_asked(w))
+			watch_end(w);
 		if (pfd[1].revents)
 			uevents_drain(w->uevents);
 		rescan(w, now);
@@ -416,7 +470,8 @@ struct latemod *latemod_start(const struct attach_plan *plan,
 		return NULL;
 	l->page = mmap(NULL, sizeof(*l->page), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (l->page == MAP_FAILED || pipe2(fds, O_CLOEXEC))
+	if (l->page == MAP_FAILED ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds))
 		goto fail;
 	w.page = l->page;
 	w.hold = fds[0];
@@ -466,14 +521,54 @@ void latemod_relay(struct latemod *l)
 	l->printed = l->page->nr_msgs;
 }
 
-void latemod_stop(struct latemod *l)
+/* the page's cost rows, whole: 0 if the helper was writing them */
+static uint32_t cost_copy(const struct latemod_page *pg,
+			  struct self_prog *rows, uint32_t max)
 {
+	uint32_t seq = pg->cost_seq, n;
+
+	if (seq & 1)
+		return 0;
+	__sync_synchronize();
+	n = pg->nr_cost < max ? pg->nr_cost : max;
+	memcpy(rows, pg->cost, sizeof(rows[0]) * n);
+	__sync_synchronize();
+	return pg->cost_seq == seq ? n : 0;
+}
+
+uint32_t latemod_cost(struct latemod *l, struct self_prog *rows,
+		      uint32_t max)
+{
+	uint32_t seq = l->page->cost_seq, n = 0;
+
+	/* the helper answers between two modules' loads: a moment */
+	if (send(l->hold, "c", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		return 0;
+	for (int i = 0; i < 200; i++) {
+		if (l->page->cost_seq != seq && !(l->page->cost_seq & 1)) {
+			n = cost_copy(l->page, rows, max);
+			if (n || !l->page->nr_cost)
+				return n;
+		}
+		usleep(500);
+	}
+	/* busy loading a module: its figures of the last answer */
+	return cost_copy(l->page, rows, max);
+}
+
+uint32_t latemod_stop(struct latemod *l, struct self_prog *rows,
+		      uint32_t max)
+{
+	uint32_t n;
+
 	if (!l)
-		return;
+		return 0;
 	/* bhprof may be root no longer: the helper hears its end close */
 	close(l->hold);
 	while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	n = cost_copy(l->page, rows, max);
 	munmap(l->page, sizeof(*l->page));
 	free(l);
+	return n;
 }

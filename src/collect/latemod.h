@@ -7,6 +7,7 @@
 #define BHPROF_LATEMOD_H
 
 #include <stdint.h>
+#include "model/snapshot.h"
 
 struct attach_plan;
 struct bhprof_bpf;
@@ -22,7 +23,12 @@ void latemod_read(struct latemod *l, uint64_t *late, uint64_t *gone);
 /* From now on the helper's lines go through latemod_read, on this
  * process's stderr (which top's screen holds), not on the helper's. */
 void latemod_relay(struct latemod *l);
-/* Ends the helper and its probes. */
-void latemod_stop(struct latemod *l);
+/* --self-cost: what the helper's programs counted (those of modules
+ * gone too), by name, into rows; how many rows. */
+uint32_t latemod_cost(struct latemod *l, struct self_prog *rows,
+		      uint32_t max);
+/* Ends the helper and its probes; what they counted, as latemod_cost. */
+uint32_t latemod_stop(struct latemod *l, struct self_prog *rows,
+		      uint32_t max);
 
 #endif /* BHPROF_LATEMOD_H */

@@ -362,6 +362,52 @@ static void callers_delta(const struct snapshot *a, const struct snapshot *b,
 	out->bh_net_peak = b->bh_net_peak;
 }
 
+struct self_prog *self_prog_row(struct self_prog *rows, uint32_t *n,
+				uint32_t max, const char *name)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (!strncmp(rows[i].name, name, sizeof(rows[i].name) - 1))
+			return &rows[i];
+	if (*n >= max)
+		return NULL;
+	memset(&rows[*n], 0, sizeof(rows[0]));
+	snprintf(rows[*n].name, sizeof(rows[0].name), "%s", name);
+	return &rows[(*n)++];
+}
+
+void self_progs_add(struct self_prog *rows, uint32_t *n,
+		    const struct self_prog *add, uint32_t n_add)
+{
+	for (uint32_t i = 0; i < n_add; i++) {
+		struct self_prog *r = self_prog_row(rows, n, MAX_SELF_PROGS,
+						    add[i].name);
+
+		if (r) {
+			r->ns += add[i].ns;
+			r->runs += add[i].runs;
+		}
+	}
+}
+
+/* b - a by program: a program new in b counts from zero */
+static void self_progs_delta(const struct snapshot *a,
+			     const struct snapshot *b, struct snapshot *out)
+{
+	out->nr_self_progs = b->nr_self_progs;
+	memcpy(out->self_progs, b->self_progs,
+	       sizeof(b->self_progs[0]) * b->nr_self_progs);
+	for (uint32_t i = 0; i < a->nr_self_progs; i++) {
+		uint32_t n = out->nr_self_progs;
+		struct self_prog *r = self_prog_row(out->self_progs, &n, n,
+						    a->self_progs[i].name);
+
+		if (r) {
+			r->ns -= a->self_progs[i].ns;
+			r->runs -= a->self_progs[i].runs;
+		}
+	}
+}
+
 void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 		    struct snapshot *out)
 {
@@ -377,6 +423,7 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 	out->self_ns = b->self_ns - a->self_ns;
 	out->self_runs = b->self_runs - a->self_runs;
 	out->self_on_ns = b->self_on_ns - a->self_on_ns;
+	self_progs_delta(a, b, out);
 	out->dev_gone = b->dev_gone;
 	out->probes_late = b->probes_late;
 	out->probes_gone = b->probes_gone;
@@ -406,6 +453,8 @@ void snapshot_add(struct snapshot *acc, const struct snapshot *d)
 	acc->self_ns += d->self_ns;
 	acc->self_runs += d->self_runs;
 	acc->self_on_ns += d->self_on_ns;
+	self_progs_add(acc->self_progs, &acc->nr_self_progs, d->self_progs,
+		       d->nr_self_progs);
 	u64_add((uint64_t *)acc->paths, (const uint64_t *)d->paths,
 		NR_U64(d->paths));
 	u64_add((uint64_t *)&acc->glob, (const uint64_t *)&d->glob,

@@ -28,6 +28,14 @@ struct caller_row {
 
 #define MAX_SNAP_CALLERS BHP_MAX_CALLERS
 
+/* --self-cost: what one of bhprof's programs cost, by its name (the
+ * programs a late module brought add to the row of theirs) */
+#define MAX_SELF_PROGS 128
+struct self_prog {
+	char name[24];
+	uint64_t ns, runs;
+};
+
 struct snapshot {
 	uint64_t ts_ns;	/* CLOCK_MONOTONIC when read */
 	struct bhp_path_stats paths[NR_PATHS];
@@ -45,6 +53,8 @@ struct snapshot {
 	 * kernel's BPF statistics, on for self_on_ns (--self-cost; zero
 	 * without, or where they cannot be enabled) */
 	uint64_t self_ns, self_runs, self_on_ns;
+	uint32_t nr_self_progs;
+	struct self_prog self_progs[MAX_SELF_PROGS];	/* ... by program */
 	/* --callers: the highest net of allocations over frees since
 	 * attach (not a counter: a delta keeps the later one), and the
 	 * rows, sorted by key */
@@ -201,5 +211,12 @@ int caller_key_cmp(const struct bhp_caller_key *a,
 		   const struct bhp_caller_key *b);
 /* for qsort() of struct caller_row: rows are kept in key order */
 int caller_row_cmp(const void *a, const void *b);
+/* The row of program name in rows[*n], added as zeros if new; NULL when
+ * all max are taken. */
+struct self_prog *self_prog_row(struct self_prog *rows, uint32_t *n,
+				uint32_t max, const char *name);
+/* rows[*n] += the n_add rows of add, by name */
+void self_progs_add(struct self_prog *rows, uint32_t *n,
+		    const struct self_prog *add, uint32_t n_add);
 
 #endif /* BHPROF_SNAPSHOT_H */

@@ -264,12 +264,26 @@ static void devs_summarize(const struct snapshot *d, double secs,
 	qsort(s->devs, s->nr_devs, sizeof(s->devs[0]), dev_cmp);
 }
 
+static int self_prog_cmp(const void *a, const void *b)
+{
+	const struct self_prog *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
 /* bhprof's own cost, where --self-cost had the statistics on */
 static void self_summarize(const struct snapshot *d, struct summary *out)
 {
 	out->self_on_secs = d->self_on_ns / 1e9;
 	out->self_ns = d->self_ns;
 	out->self_runs = d->self_runs;
+	out->nr_self_progs = d->nr_self_progs;
+	memcpy(out->self_progs, d->self_progs,
+	       sizeof(d->self_progs[0]) * d->nr_self_progs);
+	qsort(out->self_progs, out->nr_self_progs, sizeof(out->self_progs[0]),
+	      self_prog_cmp);
 }
 
 void summarize(const struct snapshot *a, const struct snapshot *b,

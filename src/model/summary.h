@@ -60,6 +60,8 @@ struct summary {
 	double secs;
 	uint64_t self_ns, self_runs;	/* bhprof's programs: time, runs */
 	double self_on_secs;	/* ... counted this long (--self-cost) */
+	uint32_t nr_self_progs;	/* ... by program loaded, the costliest */
+	struct self_prog self_progs[MAX_SELF_PROGS];	/* first */
 	struct path_summary path[NR_PATHS];
 	struct bhp_global_stats glob;
 	/* the window's end: probes a module brought after the start, and

@@ -314,6 +314,25 @@ static void devices_json(const struct jctx *c, const struct run_info *info,
 	json_arr_close(c->j);
 }
 
+/* each program that ran, the costliest first */
+static void self_progs_json(struct json *j, const struct summary *s)
+{
+	json_arr_open(j, "programs");
+	for (uint32_t i = 0; i < s->nr_self_progs; i++) {
+		const struct self_prog *r = &s->self_progs[i];
+
+		if (!r->runs)
+			continue;
+		json_obj_open(j, NULL);
+		json_str(j, "name", r->name);
+		json_u64(j, "runs", r->runs);
+		json_u64(j, "run_ns", r->ns);
+		json_double(j, "ns_per_run", (double)r->ns / r->runs);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
 /* bhprof's own BPF programs: what the measurement cost the kernel */
 static void overhead_json(const struct jctx *top, const struct summary *s)
 {
@@ -333,6 +352,8 @@ static void overhead_json(const struct jctx *top, const struct summary *s)
 	double_why(&c, "ns_per_run",
 		   s->self_runs ? (double)s->self_ns / s->self_runs : 0,
 		   off ?: s->self_runs ? NULL : "no program run");
+	if (!off)
+		self_progs_json(c.j, s);
 	json_obj_close(c.j);
 }
 
@@ -510,6 +531,25 @@ static void late_text(FILE *f, const struct run_info *info,
 	fputc('\n', f);
 }
 
+/* the whole, then each program that ran: the costliest first */
+static void self_text(FILE *f, const struct summary *s)
+{
+	fprintf(f, "bhprof's own cost: %llu program runs, %.0f ns each, "
+		"%.3f%% of one CPU\n", (unsigned long long)s->self_runs,
+		(double)s->self_ns / s->self_runs,
+		s->self_ns / s->self_on_secs / 1e7);
+	for (uint32_t i = 0; i < s->nr_self_progs; i++) {
+		const struct self_prog *r = &s->self_progs[i];
+
+		if (!r->runs)
+			continue;
+		fprintf(f, "  %-22s %12llu runs %8.0f ns each %6.3f%% of one "
+			"CPU\n", r->name, (unsigned long long)r->runs,
+			(double)r->ns / r->runs,
+			r->ns / s->self_on_secs / 1e7);
+	}
+}
+
 static void footer_text(FILE *f, const struct run_info *info,
 			const struct summary *s)
 {
@@ -531,10 +571,7 @@ static void footer_text(FILE *f, const struct run_info *info,
 		fprintf(f, "writeback calls and latency: not visible to "
 			"tracepoints; passes over an inode are (see README)\n");
 	if (s->self_runs && s->self_on_secs > 0)
-		fprintf(f, "bhprof's own cost: %llu program runs, %.0f ns each, "
-			"%.3f%% of one CPU\n", (unsigned long long)s->self_runs,
-			(double)s->self_ns / s->self_runs,
-			s->self_ns / s->self_on_secs / 1e7);
+		self_text(f, s);
 	if (s->glob.ctx_lost)
 		fprintf(f, "lost: %llu events not attributed (context map full)\n",
 			(unsigned long long)s->glob.ctx_lost);

@@ -453,7 +453,30 @@ static void callers_metrics(struct prom *p, const struct run_info *info,
 		 info->buffer_head == 0 ? 0 : (double)s->bh_net_peak);
 }
 
-static void self_metrics(struct prom *p, const struct summary *s)
+/* each program: which of bhprof's probes costs what */
+static void self_prog_metrics(struct prom *p, const struct summary *s,
+			      struct labels *l)
+{
+	family(p, "bhprof_bpf_program_run_seconds", FAM_COUNTER, "seconds",
+	       "Run time of each of bhprof's BPF programs.");
+	for (uint32_t i = 0; i < s->nr_self_progs; i++) {
+		lbl_reset(l, 0);
+		lbl_add(l, "program", s->self_progs[i].name);
+		sample_f(p, "bhprof_bpf_program_run_seconds", "_total", l,
+			 (double)s->self_progs[i].ns * 1e-9);
+	}
+	family(p, "bhprof_bpf_program_runs", FAM_COUNTER, NULL,
+	       "Runs of each of bhprof's BPF programs.");
+	for (uint32_t i = 0; i < s->nr_self_progs; i++) {
+		lbl_reset(l, 0);
+		lbl_add(l, "program", s->self_progs[i].name);
+		counter_u64(p, "bhprof_bpf_program_runs", l,
+			    s->self_progs[i].runs);
+	}
+}
+
+static void self_metrics(struct prom *p, const struct summary *s,
+			 struct labels *l)
 {
 	family(p, "bhprof_lost_events", FAM_COUNTER, NULL,
 	       "Events not attributed because a per-thread context map was full.");
@@ -461,6 +484,9 @@ static void self_metrics(struct prom *p, const struct summary *s)
 	/* measured with --self-cost only: absent rather than 0 without */
 	if (s->self_on_secs <= 0)
 		return;
+	/* every program loaded, from the start: a series does not appear
+	 * with a program's first run */
+	self_prog_metrics(p, s, l);
 	family(p, "bhprof_bpf_run_seconds", FAM_COUNTER, "seconds",
 	       "Run time of bhprof's BPF programs (kernel BPF statistics).");
 	sample_f(p, "bhprof_bpf_run_seconds", "_total", NULL,
@@ -543,7 +569,7 @@ int prom_render(FILE *f, enum prom_format fmt, const struct run_info *info,
 	bio_metrics(&p, info, s, l);
 	device_metrics(&p, info, s, l);
 	callers_metrics(&p, info, s, l);
-	self_metrics(&p, s);
+	self_metrics(&p, s, l);
 	if (proc)
 		process_metrics(&p, proc, l);
 	if (fmt == PROM_OPENMETRICS)

@@ -137,6 +137,17 @@ echo "     --self-cost: $(j .overhead.runs) runs, $(j .overhead.ns_per_run) ns e
 check "--self-cost: the kernel counts the runs meanwhile" [ "$(bio_runs)" -gt 0 ]
 check "--self-cost: runs and time measured" \
 	[ "$(j '.overhead.runs > 0 and .overhead.run_ns > 0 and .overhead.measured_s > 0')" = true ]
+# program by program: the rows make the whole, and bhprof's bio program
+# ran at least as often as the kernel had counted when bpftool looked,
+# in the command's last moment (a few journal bios may come after)
+own_bio=$(j '[.overhead.programs[] | select(.name == "tp_bio_queue") | .runs] | add // 0')
+echo "     --self-cost by program: $(j '.overhead.programs | length') programs ran;" \
+     "tp_bio_queue $own_bio runs, bpftool $(bio_runs)"
+check "--self-cost: the programs' rows add up to the whole" \
+	[ "$(j '([.overhead.programs[].runs] | add) == .overhead.runs and ([.overhead.programs[].run_ns] | add) == .overhead.run_ns')" = true ]
+not_fewer_close() { [ "$1" -ge "$2" ] && close_to "$1" "$2" 5; }
+check "--self-cost: tp_bio_queue's runs agree with bpftool's ($own_bio, $(bio_runs))" \
+	not_fewer_close "$own_bio" "$(bio_runs)"
 echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
 
 # --- a thread's context entries go when it exits: 200 writers, one after
