@@ -456,6 +456,18 @@ $r + { checks: (
       (select($s.attach.dio_fallback != "absent") |
        chk("fallback happened"; (kp("direct_write_fallback") > 0);
            "the kernel fell back \(kp("direct_write_fallback")) times in \($ws | map(select(.racer) | .calls) | add) O_DIRECT writes")) ]
+  # ---- --self-cost (scenario.opts): the programs'"'"' rows make the
+  # whole, and ext4'"'"'s read functions'"'"' programs (in a module on
+  # Debian'"'"'s kernels) ran once per call the kernel counted: their cost
+  # per event
+  + [ $s.overhead.programs // empty | . as $pr |
+      chk("self-cost by program"; ($pr | map(.runs) | add) == $s.overhead.runs and ($pr | length) > 0;
+          "\($pr | length) programs ran, \($s.overhead.runs) runs in all; the costliest \($pr[0].name) \($pr[0].ns_per_run | floor) ns each"),
+      (select($mode != "tracepoint" and kp("ext4_read_folio") + kp("ext4_readahead") > 0) |
+       [ $pr[] | select(.name | test("^(fe|fx|kp|kr)_ext4_read(_folio|ahead)$")) ] as $r |
+       ([ $r[] | select(.name | test("^(fe|kp)_")) | .runs ] | add // 0) as $n |
+       chk("self-cost ext4 reads vs kernel"; short_ok($n; kp("ext4_read_folio") + kp("ext4_readahead")) and $n > 0;
+           "\($r | map("\(.name) \(.runs) runs \(.ns_per_run | floor) ns") | join(", ")); kernel kprobes \(kp("ext4_read_folio") + kp("ext4_readahead"))")) ]
   )
 }
 | . + { ok: (.checks | all(.ok)) }
@@ -600,6 +612,24 @@ late_checks() {
 		record PASS "$mode" ext4-late "attached late" "probes attached when ext4 loaded: $got"
 	else
 		record FAIL "$mode" ext4-late "attached late" "missing:$miss; attached: '$got'; stderr: $(grep '^bhprof: module' "$d/stat.err" | head -n 3 | tr '\n' ' ')"
+	fi
+	# --self-cost (ext4-late.opts): what the helper's programs cost is
+	# in the whole, by program (the run's own object has none of them)
+	case $mode in
+	fentry) want="tp_pass_ext4 fe_ext4_writeback" ;;
+	kprobe) want="tp_pass_ext4 kp_ext4_writeback" ;;
+	*) want="tp_pass_ext4" ;;
+	esac
+	miss=""
+	for f in $want; do
+		[ "$(jq --arg n "$f" '[.overhead.programs[]? | select(.name == $n) | .runs] | add // 0' "$d/stat.json")" -gt 0 ] ||
+			miss="$miss $f"
+	done
+	got=$(jq -r '[.overhead.programs[]? | select(.name | test("ext4")) | "\(.name) \(.runs) runs \(.ns_per_run | floor) ns"] | join(", ")' "$d/stat.json")
+	if [ -z "$miss" ]; then
+		record PASS "$mode" ext4-late "late programs' cost" "by program: $got"
+	else
+		record FAIL "$mode" ext4-late "late programs' cost" "no runs of:$miss; ext4's rows: '$got'"
 	fi
 	if [ "$rc" = 0 ]; then
 		# let go: said once, and attached again when ext4 came back
