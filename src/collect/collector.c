@@ -586,15 +586,7 @@ static void self_since_on(struct collector *c, struct self_figs *f)
 	f->on_ns = mono_ns() - st->on_start;
 	f->n = 0;
 	bpf_progs_cost(c->skel->obj, f->rows, &f->n, MAX_SELF_PROGS);
-	for (uint32_t i = 0; i < st->base.n; i++) {
-		struct self_prog *r = self_prog_row(f->rows, &f->n, f->n,
-						    st->base.rows[i].name);
-
-		if (r) {
-			r->ns -= st->base.rows[i].ns;
-			r->runs -= st->base.rows[i].runs;
-		}
-	}
+	self_progs_sub(f->rows, f->n, st->base.rows, st->base.n);
 	if (c->late) {
 		late.n = latemod_cost(c->late, late.rows, MAX_SELF_PROGS);
 		self_progs_add(f->rows, &f->n, late.rows, late.n);

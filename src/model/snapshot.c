@@ -389,6 +389,19 @@ void self_progs_add(struct self_prog *rows, uint32_t *n,
 	}
 }
 
+void self_progs_sub(struct self_prog *rows, uint32_t n,
+		    const struct self_prog *sub, uint32_t n_sub)
+{
+	for (uint32_t i = 0; i < n_sub; i++) {
+		struct self_prog *r = self_prog_row(rows, &n, n, sub[i].name);
+
+		if (r) {
+			r->ns -= sub[i].ns;
+			r->runs -= sub[i].runs;
+		}
+	}
+}
+
 /* b - a by program: a program new in b counts from zero */
 static void self_progs_delta(const struct snapshot *a,
 			     const struct snapshot *b, struct snapshot *out)
@@ -396,16 +409,8 @@ static void self_progs_delta(const struct snapshot *a,
 	out->nr_self_progs = b->nr_self_progs;
 	memcpy(out->self_progs, b->self_progs,
 	       sizeof(b->self_progs[0]) * b->nr_self_progs);
-	for (uint32_t i = 0; i < a->nr_self_progs; i++) {
-		uint32_t n = out->nr_self_progs;
-		struct self_prog *r = self_prog_row(out->self_progs, &n, n,
-						    a->self_progs[i].name);
-
-		if (r) {
-			r->ns -= a->self_progs[i].ns;
-			r->runs -= a->self_progs[i].runs;
-		}
-	}
+	self_progs_sub(out->self_progs, out->nr_self_progs, a->self_progs,
+		       a->nr_self_progs);
 }
 
 void snapshot_delta(const struct snapshot *a, const struct snapshot *b,

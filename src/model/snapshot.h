@@ -218,5 +218,9 @@ struct self_prog *self_prog_row(struct self_prog *rows, uint32_t *n,
 /* rows[*n] += the n_add rows of add, by name */
 void self_progs_add(struct self_prog *rows, uint32_t *n,
 		    const struct self_prog *add, uint32_t n_add);
+/* rows[n] -= the n_sub rows of sub, by name; a name not in rows is
+ * passed over (a program new since sub counts from zero) */
+void self_progs_sub(struct self_prog *rows, uint32_t n,
+		    const struct self_prog *sub, uint32_t n_sub);
 
 #endif /* BHPROF_SNAPSHOT_H */
