@@ -41,13 +41,13 @@ check "after bhprof's exit the closer holds its programs ($held held)" \
 # syscall is watched: they count nothing more. They are read from the
 # closer's own perf events: bhprof's other programs may still be listed
 # for a grace period after their links closed, held by no one.
+bpftool prog show --json >"$WORK/progs.json" 2>/dev/null
 kept=$(bpftool perf show --json 2>/dev/null |
-	jq -r --arg pids "$pids" '($pids | split("\n") | map(tonumber? // empty)) as $p |
-	 [.[] | select(.pid as $x | $p | index($x)) | .prog_id] | unique | .[]' |
-	while read -r id; do
-		bpftool prog show id "$id" --json 2>/dev/null | jq -r .name
-	done | sort -u | tr '\n' ' ')
-kept=${kept% }
+	jq -r --arg pids "$pids" --slurpfile progs "$WORK/progs.json" \
+	'($pids | split("\n") | map(tonumber? // empty)) as $p |
+	 [.[] | select(.pid as $x | $p | index($x)) | .prog_id] as $ids |
+	 [$progs[0][] | select(.id as $i | $ids | index($i)) | .name] |
+	 unique | join(" ")')
 stand_ins_only() {
 	[ -n "$1" ] && ! tr ' ' '\n' <<<"$1" |
 		grep -q -v '^tp_sysev_\|^tp_sys_\|^tp_write_\|^tp_read_\|^tp_sync_'
