@@ -175,6 +175,7 @@ FUZZ_SRC_recfile := src/recfile/recfile.c src/recfile/decode.c src/recfile/recfi
 FUZZ_SRC_cli := src/util/cliparse.c
 FUZZ_SRC_devname := src/model/devices.c
 FUZZ_SRC_rules := src/gate/rules.c src/gate/metrics.c src/output/output.c \
+		  src/output/other.c \
 		  src/model/figures.c src/model/summary.c src/model/snapshot.c \
 		  src/model/hist.c src/util/json.c src/model/devices.c
 FUZZ_BINS = $(foreach r,$(FUZZ_RUNS),$(OUTPUT)/fuzz_$(firstword $(subst :, ,$(r))))

@@ -27,9 +27,10 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 bdev_path = PATH_BH;
 const volatile __u32 filter_tgid = 0;
 /* -d: the devices, scanned in place (a hash lookup cost more, on every
- * write call, bio and folio) */
+ * write call, bio and folio), then the devices a file on one of them
+ * may name instead (btrfs's anonymous ones) */
 const volatile __u32 nr_filter_devs = 0;
-const volatile __u32 filter_devs[BHP_MAX_FILTER_DEVS] = {};
+const volatile __u32 filter_devs[BHP_MAX_DEV_MATCH] = {};
 const volatile __u64 bh_cs_lo = 0;	/* alloc_buffer_head's text range */
 const volatile __u64 bh_cs_hi = 0;
 const volatile bool gpw_takes_file = false;
@@ -48,7 +49,7 @@ const volatile __u32 dev_slot_mask = DEV_SLOTS - 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NR_PATHS);
+	__uint(max_entries, NR_PATH_ROWS);
 	__type(key, __u32);
 	__type(value, struct bhp_path_stats);
 } path_stats SEC(".maps");
@@ -117,12 +118,16 @@ static __always_inline struct bhp_path_stats *pstats(__u32 path)
 	return bpf_map_lookup_elem(&path_stats, &path);
 }
 
+/* the paths' own: the other group keeps counts, no distributions */
 static __always_inline void hist_add(__u32 path, __u32 kind, __u64 v)
 {
 	__u32 key = HIST_ID(path, kind);
-	struct bhp_hist *h = bpf_map_lookup_elem(&hists, &key);
+	struct bhp_hist *h;
 	__u32 b = hist_bucket(v);
 
+	if (path >= NR_PATHS)
+		return;
+	h = bpf_map_lookup_elem(&hists, &key);
 	if (!h)
 		return;
 	if (b < HIST_BUCKETS)
@@ -133,7 +138,7 @@ static __always_inline bool dev_ok(__u32 dev)
 {
 	if (!nr_filter_devs)
 		return true;
-	for (int i = 0; i < BHP_MAX_FILTER_DEVS; i++) {
+	for (int i = 0; i < BHP_MAX_DEV_MATCH; i++) {
 		if (i >= nr_filter_devs)
 			break;
 		if (filter_devs[i] == dev)

@@ -162,6 +162,9 @@ static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
 	 * dearly in every state that reaches them */
 	if (key.path == BIO_OWNER)
 		key.path = bio_owner_path(bv);
+	/* a directory's or a symlink's pages: other, as unclaimed bios */
+	if (key.path > PATH_NONE)
+		key.path = PATH_NONE;
 	ds = dev_row(&key);
 	if (ds) {
 		row = PICK(ds, read, bios, read_bios);
@@ -170,7 +173,7 @@ static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
 		if (slot < DEV_SIZE_SLOTS)
 			row[2 + slot]++;
 	}
-	ps = key.path < NR_PATHS ? pstats(key.path) : NULL;
+	ps = pstats(key.path);
 	if (!ps)
 		return;
 	*PICK(ps, read, bio_count, read_bio_count) += 1;

@@ -24,7 +24,7 @@
 			return bdev_path;                                  \
 		}                                                          \
 		if ((mode & BHP_S_IFMT) != BHP_S_IFREG)                    \
-			return PATH_NONE;                                  \
+			return PATH_NOFILE;                                \
 		*dev = READ(inode, i_sb, s_dev);                           \
 		return FILE_PATH(inode, READ);                             \
 	}
@@ -63,7 +63,7 @@ static __always_inline bool iomap_event_inode(struct inode *inode,
 {
 	__u32 path = inode_path_typed(inode, inode->i_mode, dev);
 
-	if (path == PATH_NONE)
+	if (path >= PATH_NONE)
 		*dev = inode->i_sb->s_dev;
 	return path != PATH_BH;
 }
@@ -219,14 +219,21 @@ static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
 
 /*
  * Opens a context unless the thread is already inside one (outermost
- * wins). A write context is only worth opening for a file of a path: a
- * write to a pipe, a socket or tmpfs returns before any map is touched,
- * which is most of the cost. A writeback context opens for any inode,
- * or none (sync(2)): its bios are judged by the pages they carry.
+ * wins). A write context is only worth opening for a file with a page
+ * cache, of either path or neither (other): a write to a pipe or a
+ * socket returns before any map is touched, which is most of the cost.
+ * Read and page_mkwrite contexts, whose figures are the paths' alone,
+ * open for a file of a path. A writeback context opens for any inode,
+ * or none (sync(2)): its bios are judged by the pages they carry. upto
+ * says which: a context opens for a path below it.
  */
+#define CTX_PATHS NR_PATHS		/* a file of bh or iomap */
+#define CTX_FILES NR_PATH_ROWS		/* ... or of neither (other) */
+#define CTX_ANY (PATH_NOFILE + 1)	/* any inode, or none */
+
 static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
-				       bool need_path, __u32 pages, bool typed)
+				       __u32 upto, __u32 pages, bool typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {};
@@ -239,9 +246,9 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 		if (!dev_ok(c.dev))
 			return;
 	}
-	if (c.path == PATH_NONE)
+	if (c.path == PATH_NONE && hint != PATH_NONE)
 		c.path = hint;
-	if (need_path && c.path == PATH_NONE)
+	if (c.path >= upto)
 		return;
 	c.src = src;
 	c.flags = flags;
@@ -252,16 +259,16 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 
 static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
-				       bool need_path, __u32 pages)
+				       __u32 upto, __u32 pages)
 {
-	ctx_open_t(kind, inode, src, flags, hint, need_path, pages, false);
+	ctx_open_t(kind, inode, src, flags, hint, upto, pages, false);
 }
 
 static __always_inline void ctx_open(__u32 kind, struct inode *inode,
 				     __u32 src, __u32 flags, __u32 hint,
-				     bool need_path)
+				     __u32 upto)
 {
-	ctx_open_n(kind, inode, src, flags, hint, need_path, 0);
+	ctx_open_n(kind, inode, src, flags, hint, upto, 0);
 }
 
 static __always_inline struct inode *file_inode_t(struct file *file,
@@ -313,7 +320,7 @@ static __always_inline void write_enter_t(struct file *file, __u32 src,
 	FAULT_POINT(BHP_GROUP_WRITE);
 	inode = call_inode(file, &flags, typed);
 	if (inode)
-		ctx_open_t(CTX_WRITE, inode, src, flags, hint, true, 0,
+		ctx_open_t(CTX_WRITE, inode, src, flags, hint, CTX_FILES, 0,
 			   typed);
 }
 
@@ -352,7 +359,7 @@ static __always_inline void write_exit(__u32 src, long ret)
 
 	if (!c || c->src != src)
 		return;
-	if (c->path < NR_PATHS)
+	if (c->path < NR_PATH_ROWS)
 		account_write(c, ret);
 	c->src = 0;
 	thread_trim();

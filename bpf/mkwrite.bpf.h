@@ -20,7 +20,7 @@ static __always_inline void mkwrite_enter(struct inode *inode, __u32 src,
 {
 	FAULT_POINT(BHP_GROUP_MKWRITE);
 	if (inode)
-		ctx_open(CTX_MK, inode, src, 0, hint, true);
+		ctx_open(CTX_MK, inode, src, 0, hint, CTX_PATHS);
 }
 
 static __always_inline void mkwrite_exit(__u32 src)

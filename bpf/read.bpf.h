@@ -15,7 +15,7 @@ static __always_inline void read_fn_enter(struct inode *inode, __u32 src,
 {
 	FAULT_POINT(BHP_GROUP_READ);
 	if (inode)
-		ctx_open_n(CTX_READ, inode, src, 0, hint, true, pages);
+		ctx_open_n(CTX_READ, inode, src, 0, hint, CTX_PATHS, pages);
 }
 
 /* The end of a timed read or page_mkwrite call opened by src: counted,
@@ -158,7 +158,7 @@ static __always_inline void rcall_enter_t(struct file *file, __u32 src,
 	FAULT_POINT(BHP_GROUP_READ);
 	inode = call_inode(file, &flags, typed);
 	if (inode)
-		ctx_open_t(CTX_RCALL, inode, src, flags, PATH_NONE, true, 0,
+		ctx_open_t(CTX_RCALL, inode, src, flags, PATH_NONE, CTX_PATHS, 0,
 			   typed);
 }
 

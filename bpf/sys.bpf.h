@@ -49,9 +49,9 @@ static __always_inline void sync_enter_t(struct file *file, __u32 cls,
 		inode = file_inode_t(file, typed);
 		if (inode)
 			ctx_open_t(CTX_WB, inode, SRC_SYSCALL_SYNC, 0,
-				   PATH_NONE, false, 0, typed);
+				   PATH_NONE, CTX_ANY, 0, typed);
 	} else if (cls == BHP_SYS_SYNC) {
-		ctx_open(CTX_WB, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, false);
+		ctx_open(CTX_WB, NULL, SRC_SYSCALL_SYNC, 0, PATH_NONE, CTX_ANY);
 	}
 }
 
@@ -74,11 +74,25 @@ static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
 	return fd_to_file(syscall_arg0(regs));
 }
 
+/* a write call to a file of the other group only: the functions of the
+ * write group see the paths' own */
+static __always_inline void write_other_enter_t(struct file *file,
+						bool typed)
+{
+	__u32 flags = 0, dev = 0;
+	struct inode *inode = call_inode(file, &flags, typed);
+
+	if (inode && inode_path_t(inode, &dev, typed) == PATH_NONE)
+		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, typed);
+}
+
 static __always_inline void sys_enter_t(__u32 cls, struct file *file,
 					bool typed)
 {
 	if (cls == BHP_SYS_WRITE)
 		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, typed);
+	else if (cls == BHP_SYS_WRITE_OTHER)
+		write_other_enter_t(file, typed);
 	else if (cls == BHP_SYS_READ)
 		rcall_enter_t(file, SRC_SYSCALL_READ, typed);
 	else
@@ -92,7 +106,7 @@ static __always_inline void sys_enter_any(__u32 cls, struct file *file)
 
 static __always_inline void sys_exit_any(__u32 cls, long ret)
 {
-	if (cls == BHP_SYS_WRITE)
+	if (cls == BHP_SYS_WRITE || cls == BHP_SYS_WRITE_OTHER)
 		write_exit(SRC_SYSCALL_WRITE, ret);
 	else if (cls == BHP_SYS_READ)
 		ctx_close(CTX_RCALL, SRC_SYSCALL_READ);

@@ -39,7 +39,7 @@ static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 		return;
 	}
 	inode = BPF_CORE_READ((struct address_space *)mapping, host);
-	ctx_open(CTX_WB, inode, SRC_DO_WRITEPAGES, 0, PATH_NONE, false);
+	ctx_open(CTX_WB, inode, SRC_DO_WRITEPAGES, 0, PATH_NONE, CTX_ANY);
 	/* ours, not one left open by a missed return (-d may refuse ours) */
 	c = ctx_in(t, CTX_WB);
 	t->wb.path = c && c->src == SRC_DO_WRITEPAGES &&
@@ -106,7 +106,7 @@ static __always_inline void wb_engine(__u32 off, __u32 path)
 	if (t->wb.path >= NR_PATHS) {
 		/* ours only: -d refuses a context of another device */
 		c = ctx_in(t, CTX_WB);
-		if (!c || c->src != SRC_DO_WRITEPAGES || c->path != PATH_NONE)
+		if (!c || c->src != SRC_DO_WRITEPAGES || c->path < PATH_NONE)
 			return;
 		c->path = path;
 		t->wb.path = path;
@@ -145,8 +145,7 @@ SEC("?tp_btf/writeback_single_inode_start")
 int BPF_PROG(tp_flush_enter, struct inode *inode)
 {
 	FAULT_POINT(BHP_GROUP_WB);
-	ctx_open(CTX_WB, inode, SRC_FLUSHER, 0, PATH_NONE,
-		 false);
+	ctx_open(CTX_WB, inode, SRC_FLUSHER, 0, PATH_NONE, CTX_ANY);
 	return 0;
 }
 

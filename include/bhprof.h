@@ -21,13 +21,24 @@ typedef __u64 bhp_u64;
 typedef __u32 bhp_u32;
 #endif
 
-/* The two write paths. An inode belongs to exactly one. */
+/*
+ * The two write paths, and the group of what takes neither. A regular
+ * file's inode belongs to one of the three, by what its kernel does with
+ * its page cache.
+ */
 enum bhp_path {
 	PATH_BH = 0,
 	PATH_IOMAP = 1,
 	NR_PATHS = 2,
-	/* bios and allocations that no path context claims */
+	/* "other": files on neither path (btrfs, f2fs, nfs, tmpfs, fuse's
+	 * writes without its writeback cache), and the bios and
+	 * allocations that no path context claims */
 	PATH_NONE = 2,
+	/* the rows of path_stats: both paths and other */
+	NR_PATH_ROWS = 3,
+	/* BPF only: an inode with no page cache of a file (a pipe, a
+	 * socket, a directory): no write context opens for it */
+	PATH_NOFILE = 3,
 };
 
 /*
@@ -220,6 +231,11 @@ enum bhp_sys_class {
 	BHP_SYS_SYNC_FD,	/* writeback of one file: fd first */
 	BHP_SYS_SYNC,		/* writeback of no one file: sync, msync */
 	BHP_SYS_READ,		/* a read call: fd first */
+	/* a write call to a file on neither path, where the write group
+	 * runs on fentry or kprobes: the functions it watches are the two
+	 * paths' (btrfs and fuse write through neither), so the write
+	 * syscalls stand in for the other group's calls alone */
+	BHP_SYS_WRITE_OTHER,
 };
 
 /* above every syscall number of x86-64 (x32's carry bit 30: ignored) */
@@ -285,8 +301,10 @@ struct bhp_thread_slot {
 	struct bhp_thread t;
 };
 
-/* -d: devices a run may be narrowed to (the BPF side scans them) */
+/* -d: devices a run may be narrowed to (the BPF side scans them), and
+ * as many anonymous devices of filesystems on them (btrfs's) */
 #define BHP_MAX_FILTER_DEVS 16
+#define BHP_MAX_DEV_MATCH (2 * BHP_MAX_FILTER_DEVS)
 #define MAX_FS_TYPES 64
 /* the page-cache helpers that tell a path (block_dirty_folio,
  * iomap_release_folio, ...), and the operations tables judged by them */

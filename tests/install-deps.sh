@@ -8,7 +8,7 @@ BUILD="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
        libncurses-dev libmicrohttpd-dev pkg-config"
 # to build, lint, install and complete the Debian package (test_package.sh)
 PACKAGE="dpkg-dev debhelper lintian bash-completion"
-RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs fio libxml2-utils python3 sudo time
+RUN_TESTS="jq tmux util-linux e2fsprogs xfsprogs btrfs-progs fio libxml2-utils python3 sudo time
 	   python3-jsonschema
 	   libclang-rt-14-dev chromium prometheus curl iproute2"
 # arm64: the cross toolchain and the :arm64 libraries of 'make ARCH=arm64'

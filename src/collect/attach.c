@@ -330,6 +330,51 @@ static void attach_callers(struct attach_plan *p, struct bhprof_bpf *s,
 }
 
 /*
+ * The other group's write calls: the write group's own syscall events in
+ * tracepoint mode see every file; beside functions, the write syscalls'
+ * events stand in for the files on neither path. Failing, they cost that
+ * figure alone.
+ */
+static void attach_other(struct attach_plan *p, struct bhprof_bpf *s,
+			 struct run_info *info)
+{
+	enum attach_mode m = p->group_mode[BHP_GROUP_WRITE];
+	int mark = p->nr_links, err;
+
+	info->features |= RUN_F_OTHER;
+	info->other_mode = MODE_NONE;
+	if (p->failed[BHP_GROUP_WRITE]) {
+		snprintf(info->other_detail, sizeof(info->other_detail),
+			 "the write group failed");
+		return;
+	}
+	if (m == MODE_TRACEPOINT) {
+		info->other_mode = m;
+		snprintf(info->other_detail, sizeof(info->other_detail),
+			 "the write group's syscall events, every file");
+		return;
+	}
+	if (!p->sys_events) {
+		snprintf(info->other_detail, sizeof(info->other_detail),
+			 "no per-syscall events (syscalls:sys_enter_write, "
+			 "CONFIG_FTRACE_SYSCALLS)");
+		return;
+	}
+	err = attach_sys_events(p, s, BHP_GROUP_WRITE);
+	if (err) {
+		links_truncate(p, mark);
+		snprintf(info->other_detail, sizeof(info->other_detail),
+			 "syscalls:sys_enter_write: %s", strerror(-err));
+		return;
+	}
+	p->other_sys = true;
+	info->other_mode = MODE_TRACEPOINT;
+	snprintf(info->other_detail, sizeof(info->other_detail),
+		 "syscalls:sys_{enter,exit}_* of the write syscalls, for "
+		 "files on neither path");
+}
+
+/*
  * Under --attach auto a group that will not attach is lost and the rest
  * goes on; a forced mode is all or nothing.
  */
@@ -362,6 +407,7 @@ int attach_plan_attach(struct attach_plan *p, struct bhprof_bpf *s,
 		group_lost(p, g, msg);
 	}
 	attach_callers(p, s, info);
+	attach_other(p, s, info);
 	if (!any_group_left(p)) {
 		int g = 0;
 

@@ -63,6 +63,10 @@ struct attach_plan {
 	bool sys_events;
 	bool sys_split;
 	int sys_link_at;	/* its links' index, -1 unattached */
+	/* the other group's write calls where the write group runs on
+	 * functions (those see the two paths' alone): the write syscalls'
+	 * events, for files on neither path (other_sys when attached) */
+	bool other_sys;
 	struct bpf_link *links[PLAN_MAX_LINKS];
 	int nr_links;
 };

@@ -129,6 +129,11 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->nr_filter_devs = o->nr_filter_devs;
 	memcpy((void *)r->filter_devs, o->filter_devs,
 	       o->nr_filter_devs * sizeof(r->filter_devs[0]));
+	if (o->nr_filter_devs)
+		r->nr_filter_devs += mount_anon_devs(
+			o->filter_devs, o->nr_filter_devs,
+			(uint32_t *)r->filter_devs + o->nr_filter_devs,
+			BHP_MAX_DEV_MATCH - o->nr_filter_devs);
 	r->bh_cs_lo = p->bh_cs_lo;
 	r->bh_cs_hi = p->bh_cs_hi;
 	r->gpw_takes_file = p->gpw_takes_file;
@@ -745,7 +750,7 @@ int collector_read(struct collector *c, struct snapshot *s)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->ts_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	for (uint32_t p = 0; p < NR_PATHS && !err; p++)
+	for (uint32_t p = 0; p < NR_PATH_ROWS && !err; p++)
 		err = read_percpu(c, ps, p, &s->paths[p], sizeof(s->paths[p]));
 	if (!err)
 		err = read_percpu(c, gs, 0, &s->glob, sizeof(s->glob));

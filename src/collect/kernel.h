@@ -66,4 +66,10 @@ int btf_module_fd(const char *mod);
 /* mounts tracefs at /sys/kernel/tracing if nothing is there yet */
 int tracefs_ensure(void);
 
+/* the devices of the mounts whose source is a block device of devs
+ * but which name another (btrfs's anonymous ones), at most max, in out;
+ * how many */
+uint32_t mount_anon_devs(const uint32_t *devs, uint32_t n, uint32_t *out,
+			 uint32_t max);
+
 #endif /* BHPROF_KERNEL_H */

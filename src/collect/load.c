@@ -266,6 +266,23 @@ static void autoload_tracepoints(struct attach_plan *p,
 	}
 }
 
+/*
+ * The write syscalls' events for the other group's calls, where the
+ * write group runs on functions: on the per-syscall events alone, which
+ * cost only the write syscalls (raw_syscalls would cost every one).
+ */
+static void other_autoload(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	enum attach_mode m = p->group_mode[BHP_GROUP_WRITE];
+
+	if (p->failed[BHP_GROUP_WRITE] || !p->sys_events ||
+	    (m != MODE_FENTRY && m != MODE_KPROBE))
+		return;
+	autoload(p->typed ? s->progs.tp_sysev_enter_t :
+			    s->progs.tp_sysev_enter, true);
+	autoload(s->progs.tp_sysev_exit, true);
+}
+
 /* Every present function's programs in its group's flavour (fentry or
  * kprobe; the bio probe is a tracepoint in every mode). */
 static void autoload_functions(struct attach_plan *p, struct bhprof_bpf *s)
@@ -307,6 +324,7 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 		    (m == MODE_KPROBE && p->request == MODE_AUTO && p->tp_ok[g]))
 			autoload_tracepoints(p, s, g);
 	}
+	other_autoload(p, s);
 	callers_autoload(p, s);
 }
 

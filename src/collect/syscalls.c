@@ -54,6 +54,7 @@ static const enum bhp_group sys_class_group[] = {
 	[BHP_SYS_SYNC_FD] = BHP_GROUP_WB,
 	[BHP_SYS_SYNC] = BHP_GROUP_WB,
 	[BHP_SYS_READ] = BHP_GROUP_READ,
+	[BHP_SYS_WRITE_OTHER] = BHP_GROUP_WRITE,
 };
 
 void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,
@@ -61,12 +62,15 @@ void attach_plan_syscalls(const struct attach_plan *p, uint8_t *cls,
 {
 	memset(cls, BHP_SYS_NONE, n);
 	for (size_t i = 0; i < ARRAY_SIZE(sys_table); i++) {
-		enum bhp_group g = sys_class_group[sys_table[i].cls];
+		enum bhp_sys_class c = sys_table[i].cls;
+		enum bhp_group g = sys_class_group[c];
 
-		if (p->group_mode[g] != MODE_TRACEPOINT || p->failed[g])
+		if (c == BHP_SYS_WRITE && p->other_sys)
+			c = BHP_SYS_WRITE_OTHER;
+		else if (p->group_mode[g] != MODE_TRACEPOINT || p->failed[g])
 			continue;
 		if (sys_table[i].nr >= 0 && (size_t)sys_table[i].nr < n)
-			cls[sys_table[i].nr] = sys_table[i].cls;
+			cls[sys_table[i].nr] = c;
 	}
 }
 

@@ -49,7 +49,8 @@ static double wb_pages_per_call(const struct path_summary *p)
 
 /* the families of write calls, split by io */
 #define WRITE_CALLS_HELP                                                   \
-	"Write calls that returned, per path and io (buffered or O_DIRECT)."
+	"Write calls that returned, per path (other: files on neither) "   \
+	"and io (buffered or O_DIRECT)."
 #define WRITE_BYTES_HELP "Bytes written by write calls, per path and io."
 #define WRITE_LAT_HELP "Write call latency, per path and io."
 

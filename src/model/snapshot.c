@@ -258,6 +258,22 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 	}
 }
 
+const char *other_why(const struct run_info *info, enum other_part part)
+{
+	if (!(info->features & RUN_F_OTHER))
+		return "unrecorded";
+	switch (part) {
+	case OTHER_WRITE:
+		return figure_why(info, PATH_IOMAP, FIG_WRITE) ?:
+		       (info->other_mode == MODE_NONE ? "n/a" : NULL);
+	case OTHER_WB:
+		/* do_writepages() alone sees a mapping of neither path */
+		return figure_why(info, PATH_IOMAP, FIG_WB_CALLS);
+	default:
+		return figure_why(info, PATH_IOMAP, FIG_PATH_BIOS);
+	}
+}
+
 bool figure_known(const struct run_info *info, unsigned int path,
 		  enum figure f)
 {
@@ -301,7 +317,7 @@ const char *path_name(unsigned int path)
 	case PATH_IOMAP:
 		return "iomap";
 	default:
-		return "none";
+		return "other";
 	}
 }
 

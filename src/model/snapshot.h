@@ -38,7 +38,7 @@ struct self_prog {
 
 struct snapshot {
 	uint64_t ts_ns;	/* CLOCK_MONOTONIC when read */
-	struct bhp_path_stats paths[NR_PATHS];
+	struct bhp_path_stats paths[NR_PATH_ROWS];	/* bh, iomap, other */
 	struct bhp_global_stats glob;
 	struct bhp_hist hists[NR_HISTS];
 	uint32_t nr_devs;
@@ -122,6 +122,8 @@ struct probe_state {
 #define RUN_F_WB_MAPPING 0x10	/* writeback calls are do_writepages() over
 				 * a mapping, with their engines; before,
 				 * they were the engines' calls */
+#define RUN_F_OTHER 0x20	/* the other group: files on neither path,
+				 * and the bios no path claims */
 #define MAX_ARGV_TEXT 1024
 
 /* What a run is: written once at the head of a record file. */
@@ -151,6 +153,10 @@ struct run_info {
 	uint32_t path_helpers;
 	enum attach_mode callers_mode;
 	char callers_detail[160];
+	/* the other group's write calls: seen in this mode (none: not
+	 * seen), from what, or why not */
+	enum attach_mode other_mode;
+	char other_detail[160];
 };
 
 const char *probe_name(enum probe_id id);
@@ -195,6 +201,16 @@ bool figure_known(const struct run_info *info, unsigned int path,
  * it), "unrecorded" (an older bhprof wrote the file); NULL if known */
 const char *figure_why(const struct run_info *info, unsigned int path,
 		       enum figure f);
+/* the other group's figures: files on neither path, unclaimed bios */
+enum other_part {
+	OTHER_WRITE,	/* write and O_DIRECT calls, bytes */
+	OTHER_WB,	/* writeback calls and pages (do_writepages) */
+	OTHER_BIOS,	/* bios no path claims */
+};
+
+/* why a figure of the other group is unknown, as figure_why(); NULL if
+ * known */
+const char *other_why(const struct run_info *info, enum other_part part);
 /* the groups lost in a run, as "bio, bh_alloc" ("" if none) */
 const char *lost_groups_text(const struct run_info *info, char *buf,
 			     size_t len);

@@ -63,6 +63,11 @@ struct summary {
 	uint32_t nr_self_progs;	/* ... by program loaded, the costliest */
 	struct self_prog self_progs[MAX_SELF_PROGS];	/* first */
 	struct path_summary path[NR_PATHS];
+	/* the other group: writes to files on neither path (btrfs, f2fs,
+	 * nfs, tmpfs, fuse without its writeback cache), their writeback,
+	 * and every write bio no path claims (other_why() says which of its
+	 * counters the run knows) */
+	struct bhp_path_stats other;
 	struct bhp_global_stats glob;
 	/* the window's end: probes a module brought after the start, and
 	 * those its unloading took (snapshot.h) */

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "output.h"
+#include "other.h"
 
 const char *fmt_bytes(char *buf, size_t len, double bytes)
 {
@@ -385,6 +386,7 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_json(j, path_name(p), &s->path[p], info, p);
 	json_obj_close(j);
+	other_json(j, w, info, &s->other);
 	u64_why(&c, "bh_alloc_total", s->glob.bh_alloc_total, bh);
 	u64_why(&c, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
 	total_json(&c, "bio_total", s->glob.bio_count, s->glob.bio_bytes,
@@ -480,7 +482,7 @@ static void devices_text(FILE *f, const struct summary *s)
 	if (!s->nr_devs)
 		return;
 	fprintf(f, "\n%-12s %-8s %10s %12s %10s %10s %10s %10s %12s\n",
-		"DEVICE", "DEV", "BIOS", "BYTES", "BH", "IOMAP", "NONE",
+		"DEVICE", "DEV", "BIOS", "BYTES", "BH", "IOMAP", "OTHER",
 		"READ BIOS", "READ BYTES");
 	for (uint32_t i = 0; i < s->nr_devs; i++) {
 		const struct dev_summary *d = &s->devs[i];
@@ -594,6 +596,7 @@ void summary_text(FILE *f, const struct run_info *info,
 		row(&t, d->label, d->unit, figure_value(d, t.p[0]),
 		    figure_value(d, t.p[1]), d->fig, d->sample);
 	}
+	other_text(f, info, &s->other);
 	footer_text(f, info, s);
 	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {
 		size_hist_text(f, &t.p[0]->hist[HIST_BIO_SIZE], "bh");

@@ -264,6 +264,43 @@ static bool family_first(size_t i)
 }
 
 /*
+ * The part of the other group a counter of the table is, or -1: the
+ * group keeps the paths' write and writeback counters for files on
+ * neither path (its bios are bio_metrics'), with no distributions.
+ */
+static int other_part_of(const struct figure_def *d)
+{
+	size_t lo = offsetof(struct path_summary, c);
+
+	if (d->type != FT_U64 || d->off < lo ||
+	    d->off >= lo + sizeof(struct bhp_path_stats))
+		return -1;
+	if (d->fig == FIG_WRITE)
+		return OTHER_WRITE;
+	if (d->fig == FIG_WB_CALLS || d->fig == FIG_WB_PAGES)
+		return OTHER_WB;
+	return -1;
+}
+
+/* the other group's series of d, path="other", where the run knows it */
+static bool other_series(struct prom *p, const struct run_info *info,
+			 const struct summary *s, const struct figure_def *d,
+			 struct labels *l, bool header, const char *help)
+{
+	static struct path_summary o;
+	int part = other_part_of(d);
+
+	if (part < 0 || other_why(info, part))
+		return header;
+	if (!header)
+		prom_family(p, d, help);
+	o.c = s->other;
+	prom_labels(l, d, PATH_NONE);
+	prom_series(p, d, &o, l);
+	return true;
+}
+
+/*
  * The figures of the table (model/figures.c), a family at a time in
  * the order of its first figure: a series per path where the figure is
  * known, none where its probe group is not (absent, never 0).
@@ -291,13 +328,15 @@ static void table_metrics(struct prom *p, const struct run_info *info,
 				prom_labels(l, e, path);
 				prom_series(p, e, &s->path[path], l);
 			}
+			header = other_series(p, info, s, e, l, header,
+					      d->prom->help);
 		}
 	}
 }
 
 /*
- * A count split by path: bh, iomap and none (what no path context
- * claimed). Where the contexts that decide a path were lost but the
+ * A count split by path: bh, iomap and other (files on neither path, and
+ * what no path context claimed). Where the contexts that decide a path were lost but the
  * count itself was not, one series path="unknown" carries the total, so
  * that a sum over path stays right; where the count was lost, nothing.
  */
@@ -350,7 +389,7 @@ static void bio_metrics(struct prom *p, const struct run_info *info,
 	struct split sp;
 
 	family(p, "bhprof_bios", FAM_COUNTER, NULL,
-	       "Write bios on the watched devices, per path (none: no path context).");
+	       "Write bios on the watched devices, per path (other: files on neither, or no path context).");
 	bio_split(info, s, false, &sp);
 	lbl_reset(l, 0);
 	split_samples(p, "bhprof_bios", l, &sp);

@@ -256,6 +256,13 @@ int dec_meta(struct recfile *r, struct rd *c, char *err, size_t errlen)
 			rd_str(&b, in->callers_detail,
 			       sizeof(in->callers_detail));
 			break;
+		case M_OTHER_MODE:
+			a = rd_varint(&b);
+			in->other_mode = a < MODE_AUTO ? a : MODE_NONE;
+			break;
+		case M_OTHER_DETAIL:
+			rd_str(&b, in->other_detail, sizeof(in->other_detail));
+			break;
 		}
 	}
 	if (c->bad) {
@@ -327,7 +334,7 @@ static void dec_paths(struct dec *d, struct rd *c)
 	while (c->p < c->end && rd_entry(c, d->key, &next, &idx, &v)) {
 		path = idx / PATH_STRIDE;
 		f = idx % PATH_STRIDE;
-		if (!d->apply || path >= NR_PATHS || f >= NR_PATH_FIELDS)
+		if (!d->apply || path >= NR_PATH_ROWS || f >= NR_PATH_FIELDS)
 			continue;
 		((uint64_t *)&d->dst->paths[path])[f] += v;
 	}

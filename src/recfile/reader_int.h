@@ -37,7 +37,7 @@ struct recfile {
 	bool chain;		/* deltas may be applied to state */
 	bool gap;		/* lost frames since the last one handed out */
 	struct snapshot *state, *spare, *step;
-	struct bhp_path_stats prev_paths[NR_PATHS];
+	struct bhp_path_stats prev_paths[NR_PATH_ROWS];
 	struct bhp_global_stats prev_glob;
 	uint64_t prev_ts;
 	uint32_t prev_nr_devs;

@@ -653,7 +653,7 @@ static void finish_step(struct recfile *r)
 
 	st->ts_ns = s->ts_ns - r->prev_ts;
 	sub_u64s((uint64_t *)st->paths, (const uint64_t *)s->paths,
-		 (const uint64_t *)r->prev_paths, NR_PATHS * NR_PATH_FIELDS);
+		 (const uint64_t *)r->prev_paths, NR_PATH_ROWS * NR_PATH_FIELDS);
 	sub_u64s((uint64_t *)&st->glob, (const uint64_t *)&s->glob,
 		 (const uint64_t *)&r->prev_glob, NR_GLOB_FIELDS);
 	st->nr_devs = s->nr_devs;

@@ -350,6 +350,11 @@ static void enc_meta(struct recwriter *w, const struct run_info *in)
 		put_str_sec(b, M_CALLERS_DETAIL, in->callers_detail,
 			    sizeof(in->callers_detail));
 	}
+	if (in->features & RUN_F_OTHER) {
+		put_u64_sec(b, M_OTHER_MODE, in->other_mode);
+		put_str_sec(b, M_OTHER_DETAIL, in->other_detail,
+			    sizeof(in->other_detail));
+	}
 	for (size_t off = 0; off < w->args.len && !w->args.oom;) {
 		const char *a = (const char *)w->args.p + off;
 
@@ -604,7 +609,7 @@ static void enc_snapshot(struct recwriter *w, const struct snapshot *s,
 
 	sec->len = 0;
 	next = 0;
-	for (i = 0; i < NR_PATHS; i++)
+	for (i = 0; i < NR_PATH_ROWS; i++)
 		enc_sparse(sec, (const uint64_t *)&s->paths[i],
 			   p ? (const uint64_t *)&p->paths[i] : NULL,
 			   NR_PATH_FIELDS, i * PATH_STRIDE, &next);

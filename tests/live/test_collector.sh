@@ -45,6 +45,7 @@ new_loop 256 || { bad "losetup"; finish; }
 RAW=$LOOP
 new_loop 256 && EXT=$LOOP
 new_loop 512 && XFS=$LOOP
+new_loop 256 && BTR=$LOOP
 
 # --- raw block device, buffered then fsync
 stat_run "$RAW" dd if=/dev/zero of="$RAW" bs=1M count=$MIB conv=fsync status=none
@@ -86,7 +87,9 @@ schema_keys='
 	.overhead.ns_per_run, .overhead.cpu_pct, .devices[0].name,
 	.devices[0].dev, .devices[0].bio_count, .devices[0].bio_bytes,
 	.devices[0].mb_per_s, .devices[0].paths.bh.bio_count,
-	.devices[0].paths.iomap.bio_bytes, .devices[0].paths.none.bio_count,
+	.devices[0].paths.iomap.bio_bytes, .devices[0].paths.other.bio_count,
+	.other.write.calls, .other.write.bytes, .other.dio.calls,
+	.other.writeback, .other.bio.count, .other.bio.bytes, .other.write_source,
 	.devices[0].size_bytes.p50, .devices[0].size_bytes.p99,
 	.devices[0].read_bio_count, .devices[0].read_bio_bytes,
 	.devices[0].read_mb_per_s, .devices[0].read_size_bytes,
@@ -229,6 +232,22 @@ check "xfs: bios larger than one block" [ "$(j .paths.iomap.bio.size_bytes.max)"
 check "xfs: writeback pages cover the data" \
 	[ "$(j .paths.iomap.writeback.pages)" -ge $((BYTES / 4096)) ]
 agree xfs "$XFS"
+
+# --- btrfs file: neither path, the other group's whole (its own
+# writeback engine, bios from its workers: none of it a path's)
+mkfs.btrfs -q -f "$BTR" >/dev/null || bad "mkfs.btrfs"
+mkdir -p "$WORK/btrfs" && mount "$BTR" "$WORK/btrfs" && MOUNTS+=("$WORK/btrfs")
+stat_run "$BTR" dd if=/dev/zero of="$WORK/btrfs/f" bs=1M count=$MIB conv=fsync status=none
+echo "     btrfs: other write calls $(j .other.write.calls) ($(j .other.write.bytes) B)," \
+     "other bios $(j .other.bio.count) ($(j .other.bio.bytes) B), source: $(j .other.write_source)"
+check "btrfs: $MIB write calls on other" [ "$(j .other.write.calls)" = "$MIB" ]
+check "btrfs: $BYTES bytes written on other" [ "$(j .other.write.bytes)" = "$BYTES" ]
+check "btrfs: no write call on either path" \
+	[ "$(j '.paths.bh.write.calls + .paths.iomap.write.calls')" = 0 ]
+check "btrfs: its data in other's bios" [ "$(j .other.bio.bytes)" -ge "$BYTES" ]
+check "btrfs: bh + iomap + other bios are the device's" \
+	[ "$(j '.paths.bh.bio.bytes + .paths.iomap.bio.bytes + .other.bio.bytes')" = "$(dev_bytes "$BTR")" ]
+agree btrfs "$BTR"
 
 # --- two writers at once, on two devices; bhprof splits them. Then with
 # one device slot per CPU (BHPROF_DEV_SLOTS=1, a test knob): every row

@@ -161,11 +161,11 @@ TEST(prom_text_has_the_counters_and_buckets)
 
 	CHECK_EQ_U64(value_of(t, "bhprof_write_bytes_total{path=\"bh\","
 				 "io=\"buffered\"}"), 16 << 20);
-	CHECK_EQ_U64(value_of(t, "bhprof_bios_total{path=\"none\"}"), 5);
-	CHECK_EQ_U64(value_of(t, "bhprof_bio_bytes_total{path=\"none\"}"),
+	CHECK_EQ_U64(value_of(t, "bhprof_bios_total{path=\"other\"}"), 5);
+	CHECK_EQ_U64(value_of(t, "bhprof_bio_bytes_total{path=\"other\"}"),
 		     5 * 4096);
 	CHECK_EQ_U64(value_of(t, "bhprof_buffer_heads_allocated_total"
-				 "{path=\"none\"}"), 7);
+				 "{path=\"other\"}"), 7);
 	CHECK_EQ_U64(value_of(t, "bhprof_device_bio_bytes_total{device="
 				 "\"250:7\",path=\"bh\"}"), 4096ULL * 4096);
 	/* a 4096-byte bio is at le=4096, not above */
