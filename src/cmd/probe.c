@@ -45,6 +45,10 @@ static void probe_print_json(const struct run_info *info, bool attached)
 						  "filesystem_table");
 	json_u64(&j, "helpers", info->path_helpers);
 	json_obj_close(&j);
+	json_obj_open(&j, "other_writes");
+	json_str(&j, "mode", mode_name(info->other_mode));
+	json_str(&j, "detail", info->other_detail);
+	json_obj_close(&j);
 	json_arr_open(&j, "probes");
 	for (int i = 0; i < NR_PROBES; i++) {
 		json_obj_open(&j, NULL);
@@ -132,7 +136,8 @@ static void probe_print_text(const struct run_info *info, bool verbose)
 	printf("CONFIG_BUFFER_HEAD %s\n",
 	       info->buffer_head < 0 ? "unknown" :
 	       info->buffer_head ? "y" : "n");
-	printf("file paths from    %s\n\n", pathsrc_text(info->path_helpers));
+	printf("file paths from    %s\n", pathsrc_text(info->path_helpers));
+	printf("other writes from  %s\n\n", info->other_detail);
 	printf("%-16s %-25s %-10s %s\n", "PROBE", "FUNCTION", "MODE",
 	       verbose ? "WHY (then each step)" : "WHY (-v: each step)");
 	for (int i = 0; i < NR_PROBES; i++) {
