@@ -130,7 +130,7 @@ has_fs() {	# has_fs y|m|"" module-name
 eval "$(kernel_plan "$img" "$K_ARCH")"
 scen=${VM_SCENARIOS:-$SCENARIOS}
 [ "$scen" = all ] && scen=$ALL_SCENARIOS
-have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0 ntfs_driver=""
+have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0 have_btrfs=0 ntfs_driver=""
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
 	copy_dyn "$(tool mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
@@ -156,6 +156,11 @@ if [[ " $scen " == *" ntfs-"* ]]; then
 	[ -z "$ntfs_driver" ] || copy_dyn "$(tool mkntfs)" ||
 		die "mkntfs missing (apt-get install ntfs-3g)"
 fi
+# btrfs the same way: on neither path (its own write and writeback code)
+if [[ " $scen " == *" btrfs-"* ]] && has_fs "$K_BTRFS" btrfs; then
+	have_btrfs=1
+	copy_dyn "$(tool mkfs.btrfs)" || die "mkfs.btrfs missing (apt-get install btrfs-progs)"
+fi
 # vfat the same way; busybox's mkdosfs makes it
 if [[ " $scen " == *" vfat-"* ]] && has_fs "$K_VFAT" vfat; then
 	have_vfat=1
@@ -167,6 +172,7 @@ for s in $scen; do
 	ext4-*) [ $have_ext4 = 1 ] || continue ;;
 	exfat-*) [ $have_exfat = 1 ] || continue ;;
 	vfat-*) [ $have_vfat = 1 ] || continue ;;
+	btrfs-*) [ $have_btrfs = 1 ] || continue ;;
 	ntfs-*) [ -n "$ntfs_driver" ] || continue ;;
 	xfs-*|file-read|mmap-write) [ $have_xfs = 1 ] || continue ;;
 	esac
@@ -189,6 +195,7 @@ VM_HAVE_XFS=$have_xfs
 VM_HAVE_EXT4=$have_ext4
 VM_HAVE_EXFAT=$have_exfat
 VM_HAVE_VFAT=$have_vfat
+VM_HAVE_BTRFS=$have_btrfs
 VM_NTFS_DRIVER=$ntfs_driver
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'

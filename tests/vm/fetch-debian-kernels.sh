@@ -30,7 +30,7 @@ cache=$(debian_kernels_dir)
 work=$cache/work
 targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64}
 # what the matrix's scenarios load: the disks, the filesystems, loop
-MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8 ntfs3 ntfs"
+MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8 ntfs3 ntfs btrfs"
 # at least a raw write, a raw read, one ext4 and one XFS file, in
 # every mode; ext4 and XFS file reads, whose ext4 functions live in the
 # module; and exfat, whose path moved from buffer heads (6.12) to iomap
@@ -38,8 +38,9 @@ MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf
 # (its mount loads the codepage and character sets it names: no modprobe
 # in the guest, so they are loaded beforehand); and NTFS, on buffer heads
 # with 6.12's ntfs3, on iomap with the new ntfs driver that replaced it
-# (a kernel has one of the two); and ext4 loaded while bhprof runs
-PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ntfs-file ext4-late"
+# (a kernel has one of the two); and ext4 loaded while bhprof runs; and
+# btrfs, on neither path: the other group
+PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ntfs-file ext4-late btrfs-file"
 # ... arm64's, emulated at half the speed, without FAT and NTFS: the same
 # drivers' code as amd64's, which runs them
 PLAN_SCENARIOS_arm64="raw-buffered raw-read ext4-file xfs-file file-read exfat-file"

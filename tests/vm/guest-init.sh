@@ -162,8 +162,8 @@ gate_record() {
 }
 [ "${VM_JOB:-matrix}" = gate-record ] && gate_record
 
-mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat /mnt/ntfs
-export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT="" NTFS_MNT=""
+mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs
+export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT="" NTFS_MNT="" BTRFS_MNT=""
 
 # A fresh filesystem for every run that uses one, so that each attach
 # mode sees the same disk state and must report the same counts.
@@ -201,7 +201,7 @@ fresh_ext4() {
 fresh_exfat() {
 	EXFAT_MNT=""
 	[ "$VM_HAVE_EXFAT" = 1 ] && [ -n "$RAW2" ] || return 0
-	umount /mnt/exfat /mnt/vfat /mnt/ntfs 2>/dev/null
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs 2>/dev/null
 	if mkfs.exfat "$RAW2" >>$R/mkfs.log 2>&1 &&
 	   mount -t exfat -o noatime "$RAW2" /mnt/exfat 2>>$R/mkfs.log; then
 		EXFAT_MNT=/mnt/exfat
@@ -216,7 +216,7 @@ fresh_vfat() {
 	VFAT_MNT=""
 	[ "$VM_HAVE_VFAT" = 1 ] && [ -n "$RAW2" ] || return 0
 	# the second raw disk is exfat's too: only one of them holds it
-	umount /mnt/exfat /mnt/vfat /mnt/ntfs 2>/dev/null
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs 2>/dev/null
 	if mkdosfs "$RAW2" >>$R/mkfs.log 2>&1 &&
 	   mount -t vfat -o noatime "$RAW2" /mnt/vfat 2>>$R/mkfs.log; then
 		VFAT_MNT=/mnt/vfat
@@ -225,12 +225,26 @@ fresh_vfat() {
 	fi
 }
 
+# btrfs, the same way: on neither path, the other group's (its own write
+# and writeback code, bios from its workers)
+fresh_btrfs() {
+	BTRFS_MNT=""
+	[ "$VM_HAVE_BTRFS" = 1 ] && [ -n "$RAW2" ] || return 0
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs 2>/dev/null
+	if mkfs.btrfs -q -f "$RAW2" >>$R/mkfs.log 2>&1 && sync &&
+	   mount -t btrfs -o noatime "$RAW2" /mnt/btrfs 2>>$R/mkfs.log; then
+		BTRFS_MNT=/mnt/btrfs
+	else
+		log "FAILED: mkfs/mount btrfs on $RAW2"
+	fi
+}
+
 # NTFS, the same way, through the kernel's driver: ntfs3 (buffer heads:
 # generic_perform_write, mpage_writepages) or the new ntfs (iomap)
 fresh_ntfs() {
 	NTFS_MNT=""
 	[ -n "$VM_NTFS_DRIVER" ] && [ -n "$RAW2" ] || return 0
-	umount /mnt/exfat /mnt/vfat /mnt/ntfs 2>/dev/null
+	umount /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs 2>/dev/null
 	# mkntfs leaves its writes in the block device's page cache: synced
 	# here, not by the flusher inside the scenario
 	if mkntfs -Q -F "$RAW2" >>$R/mkfs.log 2>&1 && sync &&
@@ -329,6 +343,7 @@ fresh_for() {
 	exfat-*) fresh_exfat ;;
 	vfat-*) fresh_vfat ;;
 	ntfs-*) fresh_ntfs ;;
+	btrfs-*) fresh_btrfs ;;
 	xfs-*|two-writers) fresh_xfs ;;
 	file-read|mmap-write) fresh_ext4; fresh_xfs ;;
 	esac
@@ -355,8 +370,9 @@ for mode in $VM_MODES; do
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		V=""
 		[ "$VM_VERBOSE" = 1 ] && V=-v
-		# scenario.opts: bhprof options of its own (--callers)
-		X=$(cat /scenarios/$s.opts 2>/dev/null)
+		# scenario.opts: bhprof options of its own (--callers; -d
+		# \$RAW2, expanded here)
+		X=$(eval "echo $(cat /scenarios/$s.opts 2>/dev/null)")
 		case " $X " in *" --callers "*) X="$X --folded $d/folded.txt" ;; esac
 		MODE=$mode timeout -s KILL $VM_STAT_TIMEOUT \
 			bhprof stat --json $V $X --attach $mode -- \

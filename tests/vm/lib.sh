@@ -241,7 +241,7 @@ version_ge() {
 }
 
 # Facts about one kernel, from its .config alone, as shell assignments:
-#   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_EXFAT K_LOOP K_MODES
+#   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_EXFAT K_BTRFS K_LOOP K_MODES
 #   K_BH_WB (block_write_full_folio or _page), K_ARCH (x86, arm64: the
 #   guest's QEMU and binaries), K_PAGE_SIZE (bytes)
 kernel_facts() {
@@ -280,6 +280,7 @@ kernel_facts() {
 	printf 'K_VFAT=%s\n' "$(cfg_val CONFIG_VFAT_FS "$cfg")"
 	printf 'K_NTFS3=%s\n' "$(cfg_val CONFIG_NTFS3_FS "$cfg")"
 	printf 'K_NTFS=%s\n' "$(cfg_val CONFIG_NTFS_FS "$cfg")"
+	printf 'K_BTRFS=%s\n' "$(cfg_val CONFIG_BTRFS_FS "$cfg")"
 	printf 'K_LOOP=%s\n' "$(cfg_val CONFIG_BLK_DEV_LOOP "$cfg")"
 	printf 'K_MODES="%s"\n' "${modes# }"
 	if [ "$(cfg_val CONFIG_ARM64 "$cfg")" = y ]; then

@@ -133,6 +133,39 @@ static int map_write(int fd, char *buf, const unsigned long long *sizes,
 
 /* user + system time so far: the loop and the sync are measured, not
  * the start of the process */
+/*
+ * The disk under a file whose inode names an anonymous device (btrfs's
+ * subvolumes: 0:N, not even its mount's): the source of the mount that
+ * holds path, the longest mount point before it, from mountinfo; dev
+ * unchanged when it is no block device. The checks match devices by the
+ * disk's number.
+ */
+static void disk_of(const char *path, dev_t *dev)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[1024], mnt[256], src[256];
+	size_t best = 0, n;
+	const char *sep;
+	struct stat st;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 ||
+		    sscanf(sep + 3, "%*s %255s", src) != 1)
+			continue;
+		n = strlen(mnt);
+		if (n <= best || strncmp(path, mnt, n) ||
+		    (path[n] != '/' && n > 1) || stat(src, &st) ||
+		    !S_ISBLK(st.st_mode))
+			continue;
+		best = n;
+		*dev = st.st_rdev;
+	}
+	fclose(f);
+}
+
 static double cpu_s(void)
 {
 	struct rusage ru;
@@ -229,6 +262,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
+		if (!major(st.st_dev))
+			disk_of(path, &st.st_dev);
 		maj = major(st.st_dev);
 		min = minor(st.st_dev);
 	}
