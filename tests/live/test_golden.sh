@@ -56,7 +56,7 @@ golden() {
 	fi
 }
 
-for r in host-callers host-dio vm-6.12-bh-1 vm-6.12-nobh-1; do
+for r in host-callers host-dio host-other vm-6.12-bh-1 vm-6.12-nobh-1; do
 	golden "report.$r.txt" 0 report "$r.bhp"
 	golden "report.$r.json" 0 report --json "$r.bhp"
 	golden "report.$r.csv" 0 report --csv "$r.bhp"
