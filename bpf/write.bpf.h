@@ -24,18 +24,32 @@ static __always_inline void blkdev_write_leave(long ret)
  * outer call already holds the thread's context: one lookup says so
  * before the file is resolved to a path.
  */
-static __always_inline bool write_nested(void)
+static __always_inline struct bhp_ctx *write_outer(void)
 {
 	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 
-	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS;
+	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS ? c : NULL;
 }
 
-/* iomap's own engine: iomap even on a filesystem bhprof does not know */
+static __always_inline bool write_nested(void)
+{
+	return write_outer() != NULL;
+}
+
+/*
+ * iomap's own engine: iomap even on a filesystem bhprof does not know.
+ * Inside a write syscall that took the file for the other group (fuse
+ * with its writeback cache, whose operations name neither family's
+ * helpers), the engine says which path the call took, as in writeback.
+ */
 static __always_inline void iomap_write_enter(void *iocb, void *from)
 {
-	if (!write_nested())
+	struct bhp_ctx *c = write_outer();
+
+	if (!c)
 		write_enter(iocb_file(iocb), SRC_IOMAP_WRITE, PATH_IOMAP);
+	else if (c->path == PATH_NONE)
+		c->path = PATH_IOMAP;
 }
 
 static __always_inline void iomap_write_leave(long ret)
