@@ -246,7 +246,9 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 		if (!dev_ok(c.dev))
 			return;
 	}
-	if (c.path == PATH_NONE && hint != PATH_NONE)
+	/* the engine's word, where the inode's operations give none (an
+	 * NTFS driver's metadata inodes, some not regular files) */
+	if (c.path >= PATH_NONE && hint != PATH_NONE)
 		c.path = hint;
 	if (c.path >= upto)
 		return;
