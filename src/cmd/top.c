@@ -206,6 +206,35 @@ static void plain_row(const struct run_info *in, unsigned int path,
 			 figure_known(in, path, FIG_BH)));
 }
 
+/* the other group's row: its counts alone (it keeps no latency), "n/a"
+ * where the run cannot see them */
+static void plain_other(const struct run_info *in, const struct summary *s)
+{
+	const struct bhp_path_stats *o = &s->other;
+	double secs = s->secs > 0 ? s->secs : 1;
+	char calls[32], mbps[32], bios[32], mean[32];
+	bool w = !other_why(in, OTHER_WRITE), b = !other_why(in, OTHER_BIOS);
+
+	if (!(in->features & RUN_F_OTHER))
+		return;
+	snprintf(calls, sizeof(calls), "n/a");
+	snprintf(mbps, sizeof(mbps), "n/a");
+	if (w) {
+		tui_fmt_num(calls, sizeof(calls), o->write_calls / secs);
+		snprintf(mbps, sizeof(mbps), "%.1f",
+			 o->write_bytes / secs / 1048576.0);
+	}
+	snprintf(bios, sizeof(bios), "n/a");
+	snprintf(mean, sizeof(mean), b ? "-" : "n/a");
+	if (b)
+		tui_fmt_num(bios, sizeof(bios), o->bio_count / secs);
+	if (b && o->bio_count)
+		fmt_bytes(mean, sizeof(mean),
+			  (double)o->bio_bytes / (double)o->bio_count);
+	printf("%-6s %10s %9s %11s %9s %10s %9s\n", path_name(PATH_NONE),
+	       calls, mbps, "-", bios, mean, "-");
+}
+
 /* --callers: the interval's net, the peak, its top caller and owner */
 static void plain_callers(const struct run_info *in, const struct summary *s)
 {
@@ -239,6 +268,7 @@ static void plain_block(const struct top *tp, const struct summary *s)
 	       "MiB/s", "write p99", "bios/s", "mean bio", "bh/s");
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		plain_row(&tp->st.info, p, &s->path[p]);
+	plain_other(&tp->st.info, s);
 	if (s->glob.ctx_lost)
 		printf("lost: %llu events not attributed\n",
 		       (unsigned long long)s->glob.ctx_lost);

@@ -317,6 +317,17 @@ check "pipe: no terminal control sequences" \
 	not grep -q $'\e' "$WORK/plain.txt"
 check "pipe: both paths in each block" \
 	[ "$(grep -c '^bh ' "$WORK/plain.txt")" = "$(grep -c '^iomap ' "$WORK/plain.txt")" ]
+check "pipe: the other group in each block" \
+	[ "$(grep -c '^bh ' "$WORK/plain.txt")" = "$(grep -c '^other ' "$WORK/plain.txt")" ]
+# a tmpfs file is on neither path: its 64 writes in the other group's row
+mkdir -p "$WORK/tmpfs" && mount -t tmpfs tmpfs "$WORK/tmpfs" && MOUNTS+=("$WORK/tmpfs")
+# (and a last interval of under 10 ms is no block: the sleep)
+"$BHPROF" top -i 5 -- sh -c "dd if=/dev/zero of='$WORK/tmpfs/f' bs=64k \
+	count=64 status=none; sleep 0.3" >"$WORK/other.txt" 2>&1
+check "pipe: a tmpfs file's writes on the other group's row" \
+	awk '/^bhprof top/ { secs = $(NF - 1) }
+	     $1 == "other" { n += $2 * secs }
+	     END { exit !(n > 60 && n < 68) }' "$WORK/other.txt"
 # a command done before the first interval still gets its block
 "$BHPROF" top -i 5 -d "$R" -- dd if=/dev/zero of="$RAW" bs=1M count=8 \
 	conv=fsync status=none >"$WORK/short.txt" 2>&1
