@@ -341,6 +341,7 @@ static void attach_other(struct attach_plan *p, struct bhprof_bpf *s,
 	enum attach_mode m = p->group_mode[BHP_GROUP_WRITE];
 	int mark = p->nr_links, err;
 
+	p->other_sys = false;
 	info->features |= RUN_F_OTHER;
 	info->other_mode = MODE_NONE;
 	if (p->failed[BHP_GROUP_WRITE]) {

@@ -103,6 +103,11 @@ static struct fixture *fixture_new(enum attach_mode wb_mode)
 	s->glob.bio_count = 4096 + 2 + 5;
 	s->glob.bio_bytes = 4096ULL * 4096 + (2 << 20) + 5 * 4096;
 	s->glob.bh_alloc_none = 7;
+	/* the other group: a tmpfs file's writes, seen by tracepoints */
+	fx->info.features |= RUN_F_OTHER;
+	fx->info.other_mode = MODE_TRACEPOINT;
+	s->paths[PATH_NONE].write_calls = 21;
+	s->paths[PATH_NONE].write_bytes = 1069056;
 	hist_put(&s->hists[HIST_ID(PATH_BH, HIST_BIO_SIZE)], 4096, 4096);
 	hist_put(&s->hists[HIST_ID(PATH_IOMAP, HIST_BIO_SIZE)], 1 << 20, 2);
 	hist_put(&s->hists[HIST_ID(PATH_BH, HIST_WRITE_LAT)], 150000, 16);
@@ -162,6 +167,12 @@ TEST(prom_text_has_the_counters_and_buckets)
 	CHECK_EQ_U64(value_of(t, "bhprof_write_bytes_total{path=\"bh\","
 				 "io=\"buffered\"}"), 16 << 20);
 	CHECK_EQ_U64(value_of(t, "bhprof_bios_total{path=\"other\"}"), 5);
+	CHECK_EQ_U64(value_of(t, "bhprof_write_calls_total{path=\"other\","
+				 "io=\"buffered\"}"), 21);
+	CHECK_EQ_U64(value_of(t, "bhprof_write_bytes_total{path=\"other\","
+				 "io=\"buffered\"}"), 1069056);
+	/* tracepoints see no writeback call, of a path or of other */
+	CHECK(!line_value(t, "bhprof_writeback_calls_total{path=\"other\"}"));
 	CHECK_EQ_U64(value_of(t, "bhprof_bio_bytes_total{path=\"other\"}"),
 		     5 * 4096);
 	CHECK_EQ_U64(value_of(t, "bhprof_buffer_heads_allocated_total"

@@ -53,7 +53,10 @@ static void fill_info(struct run_info *in)
 	in->filter_devs[1] = KDEV_MKDEV(259u, 1u);
 	in->filter_pid = 4242;
 	strcpy(in->cmdline, "bhprof record -o x.bhp -- dd if=/dev/zero");
-	in->features = RUN_F_READS;
+	in->features = RUN_F_READS | RUN_F_OTHER;
+	in->other_mode = MODE_TRACEPOINT;
+	strcpy(in->other_detail, "syscalls:sys_{enter,exit}_* of the write "
+	       "syscalls");
 	for (i = 0; i < NR_PROBES; i++) {
 		in->probes[i].mode = i % 4;
 		in->probes[i].absent = i == 3;
@@ -110,6 +113,9 @@ static void gen_series(unsigned int n, bool devs)
 		s->paths[0].bh_alloc += rnd() % 1000;
 		s->paths[i % 2].read_bio_bytes += rnd() % 100000;
 		s->paths[1].dwf_bytes += rnd() % 4096;
+		/* the other group's row: path 2 */
+		s->paths[PATH_NONE].write_calls += rnd() % 1000;
+		s->paths[PATH_NONE].bio_bytes += rnd() % 100000;
 		s->glob.read_bio_count += rnd() % 50;
 		s->glob.bio_bytes += rnd();	/* wraps: deltas stay exact */
 		if (!devs)
@@ -738,6 +744,31 @@ TEST(figure_why_says_absent_na_failed)
 	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_READ_BIOS), "failed"));
 	CHECK(figure_known(&in, PATH_BH, FIG_READ_DEV));
 	CHECK(figure_known(&in, PATH_BH, FIG_WRITE));
+}
+
+/* The other group: unrecorded before it, n/a where nothing saw its write
+ * calls, its writeback where do_writepages() was seen */
+TEST(other_why_by_mode)
+{
+	static struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_FENTRY;
+	in.features = RUN_F_WB_MAPPING;
+	CHECK(!strcmp(other_why(&in, OTHER_WRITE), "unrecorded"));
+	CHECK(!strcmp(other_why(&in, OTHER_BIOS), "unrecorded"));
+	in.features |= RUN_F_OTHER;
+	CHECK(!strcmp(other_why(&in, OTHER_WRITE), "n/a"));
+	CHECK(!other_why(&in, OTHER_WB));
+	CHECK(!other_why(&in, OTHER_BIOS));
+	in.other_mode = MODE_TRACEPOINT;
+	CHECK(!other_why(&in, OTHER_WRITE));
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_TRACEPOINT;
+	CHECK(!strcmp(other_why(&in, OTHER_WB), "n/a"));
+	in.probes[PROBE_WRITE_GENERIC].failed = true;
+	CHECK(!strcmp(other_why(&in, OTHER_WRITE), "failed"));
 }
 
 /* Tracepoint mode's read calls are iomap's alone, and never timed;
