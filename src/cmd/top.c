@@ -168,6 +168,10 @@ static int rec_finish(struct top *tp)
 
 /* ---- plain: one block per interval ---- */
 
+/* a plain block's row: path, calls/s, MiB/s, write p99, bios/s, mean bio,
+ * bh/s */
+#define PLAIN_ROW "%-6s %10s %9s %11s %9s %10s %9s\n"
+
 /* a last interval shorter than this is a rounding of the stop, not data */
 #define PLAIN_MIN_LAST_NS 10000000ull
 
@@ -199,7 +203,7 @@ static void plain_row(const struct run_info *in, unsigned int path,
 	else
 		snprintf(mean, sizeof(mean), "-");
 	snprintf(mbps, sizeof(mbps), w ? "%.1f" : "failed", p->write_mbps);
-	printf("%-6s %10s %9s %11s %9s %10s %9s\n", path_name(path),
+	printf(PLAIN_ROW, path_name(path),
 	       plain_num(calls, sizeof(calls), p->write_calls_ps, w), mbps,
 	       lat, plain_num(bios, sizeof(bios), p->bios_ps, b), mean,
 	       plain_num(bh, sizeof(bh), p->bh_alloc_ps,
@@ -210,29 +214,25 @@ static void plain_row(const struct run_info *in, unsigned int path,
  * where the run cannot see them */
 static void plain_other(const struct run_info *in, const struct summary *s)
 {
-	const struct bhp_path_stats *o = &s->other;
-	double secs = s->secs > 0 ? s->secs : 1;
-	char calls[32], mbps[32], bios[32], mean[32];
-	bool w = !other_why(in, OTHER_WRITE), b = !other_why(in, OTHER_BIOS);
+	const struct path_summary *o = &s->other;
+	char calls[32] = "n/a", mbps[32] = "n/a", bios[32] = "n/a";
+	char mean[32] = "n/a";
+	bool b = !other_why(in, OTHER_BIOS);
 
 	if (!(in->features & RUN_F_OTHER))
 		return;
-	snprintf(calls, sizeof(calls), "n/a");
-	snprintf(mbps, sizeof(mbps), "n/a");
-	if (w) {
-		tui_fmt_num(calls, sizeof(calls), o->write_calls / secs);
-		snprintf(mbps, sizeof(mbps), "%.1f",
-			 o->write_bytes / secs / 1048576.0);
+	if (!other_why(in, OTHER_WRITE)) {
+		tui_fmt_num(calls, sizeof(calls), o->write_calls_ps);
+		snprintf(mbps, sizeof(mbps), "%.1f", o->write_mbps);
 	}
-	snprintf(bios, sizeof(bios), "n/a");
-	snprintf(mean, sizeof(mean), b ? "-" : "n/a");
 	if (b)
-		tui_fmt_num(bios, sizeof(bios), o->bio_count / secs);
-	if (b && o->bio_count)
-		fmt_bytes(mean, sizeof(mean),
-			  (double)o->bio_bytes / (double)o->bio_count);
-	printf("%-6s %10s %9s %11s %9s %10s %9s\n", path_name(PATH_NONE),
-	       calls, mbps, "-", bios, mean, "-");
+		tui_fmt_num(bios, sizeof(bios), o->bios_ps);
+	if (b && o->mean_bio > 0)
+		fmt_bytes(mean, sizeof(mean), o->mean_bio);
+	else if (b)
+		snprintf(mean, sizeof(mean), "-");
+	printf(PLAIN_ROW, path_name(PATH_NONE), calls, mbps, "-", bios, mean,
+	       "-");
 }
 
 /* --callers: the interval's net, the peak, its top caller and owner */
@@ -264,7 +264,7 @@ static void plain_block(const struct top *tp, const struct summary *s)
 	printf("bhprof top  %s  up %.1f s  last %.2g s\n",
 	       tp->st.info.release,
 	       (tp->cur->ts_ns - tp->st.start_ns) / 1e9, s->secs);
-	printf("%-6s %10s %9s %11s %9s %10s %9s\n", "path", "calls/s",
+	printf(PLAIN_ROW, "path", "calls/s",
 	       "MiB/s", "write p99", "bios/s", "mean bio", "bh/s");
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		plain_row(&tp->st.info, p, &s->path[p]);

@@ -298,7 +298,8 @@ void summarize(const struct snapshot *a, const struct snapshot *b,
 	out->secs = a == &zero ? 0 : (double)d.ts_ns / 1e9;
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_summarize(&d, p, out->secs, &out->path[p]);
-	out->other = d.paths[PATH_NONE];
+	out->other.c = d.paths[PATH_NONE];
+	path_derive(&out->other, out->secs);
 	out->glob = d.glob;
 	out->probes_late = b->probes_late;
 	out->probes_gone = b->probes_gone;

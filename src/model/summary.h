@@ -65,9 +65,9 @@ struct summary {
 	struct path_summary path[NR_PATHS];
 	/* the other group: writes to files on neither path (btrfs, f2fs,
 	 * nfs, tmpfs, fuse without its writeback cache), their writeback,
-	 * and every write bio no path claims (other_why() says which of its
-	 * counters the run knows) */
-	struct bhp_path_stats other;
+	 * and every write bio no path claims: counters and the rates they
+	 * give, no histograms (other_why() says which the run knows) */
+	struct path_summary other;
 	struct bhp_global_stats glob;
 	/* the window's end: probes a module brought after the start, and
 	 * those its unloading took (snapshot.h) */

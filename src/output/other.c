@@ -15,23 +15,24 @@ static const struct other_row {
 	size_t calls, amount;
 	const char *count_key, *amount_key;
 	enum figure_unit unit;
+	const char *suffix;	/* the text's, after a known amount */
 } other_rows[] = {
 	{ "write", "write calls", OTHER_WRITE,
 	  offsetof(struct bhp_path_stats, write_calls),
 	  offsetof(struct bhp_path_stats, write_bytes), "calls", "bytes",
-	  U_BYTES },
+	  U_BYTES, "" },
 	{ "dio", "direct calls", OTHER_WRITE,
 	  offsetof(struct bhp_path_stats, dio_calls),
 	  offsetof(struct bhp_path_stats, dio_bytes), "calls", "bytes",
-	  U_BYTES },
+	  U_BYTES, "" },
 	{ "writeback", "writeback calls", OTHER_WB,
 	  offsetof(struct bhp_path_stats, wb_calls),
 	  offsetof(struct bhp_path_stats, wb_pages), "calls", "pages",
-	  U_COUNT },
+	  U_COUNT, " pages" },
 	{ "bio", "bios", OTHER_BIOS,
 	  offsetof(struct bhp_path_stats, bio_count),
 	  offsetof(struct bhp_path_stats, bio_bytes), "count", "bytes",
-	  U_BYTES },
+	  U_BYTES, "" },
 };
 
 static uint64_t field(const struct bhp_path_stats *o, size_t off)
@@ -54,7 +55,7 @@ void other_text(FILE *f, const struct run_info *info,
 		fprintf(f, "%-24s %18s %18s%s\n", r->label,
 			cell(a, sizeof(a), U_COUNT, field(o, r->calls), why),
 			cell(b, sizeof(b), r->unit, field(o, r->amount), why),
-			r->unit == U_COUNT && !why ? " pages" : "");
+			why ? "" : r->suffix);
 	}
 	fprintf(f, "other write calls: %s\n", info->other_detail);
 }
@@ -76,7 +77,7 @@ void other_json(struct json *j, struct json_whys *w,
 		const struct other_row *r = &other_rows[i];
 		const char *why = other_why(info, r->part);
 
-		if (json_null_why(j, w, r->json, why ? why_text(why) : NULL))
+		if (json_null_why(j, w, r->json, why_text(why)))
 			continue;
 		json_obj_open(j, r->json);
 		json_u64(j, r->count_key, field(o, r->calls));

@@ -386,7 +386,7 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		path_json(j, path_name(p), &s->path[p], info, p);
 	json_obj_close(j);
-	other_json(j, w, info, &s->other);
+	other_json(j, w, info, &s->other.c);
 	u64_why(&c, "bh_alloc_total", s->glob.bh_alloc_total, bh);
 	u64_why(&c, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
 	total_json(&c, "bio_total", s->glob.bio_count, s->glob.bio_bytes,
@@ -596,7 +596,7 @@ void summary_text(FILE *f, const struct run_info *info,
 		row(&t, d->label, d->unit, figure_value(d, t.p[0]),
 		    figure_value(d, t.p[1]), d->fig, d->sample);
 	}
-	other_text(f, info, &s->other);
+	other_text(f, info, &s->other.c);
 	footer_text(f, info, s);
 	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {
 		size_hist_text(f, &t.p[0]->hist[HIST_BIO_SIZE], "bh");

@@ -287,16 +287,14 @@ static bool other_series(struct prom *p, const struct run_info *info,
 			 const struct summary *s, const struct figure_def *d,
 			 struct labels *l, bool header, const char *help)
 {
-	static struct path_summary o;
 	int part = other_part_of(d);
 
 	if (part < 0 || other_why(info, part))
 		return header;
 	if (!header)
 		prom_family(p, d, help);
-	o.c = s->other;
 	prom_labels(l, d, PATH_NONE);
-	prom_series(p, d, &o, l);
+	prom_series(p, d, &s->other, l);
 	return true;
 }
 
@@ -336,9 +334,10 @@ static void table_metrics(struct prom *p, const struct run_info *info,
 
 /*
  * A count split by path: bh, iomap and other (files on neither path, and
- * what no path context claimed). Where the contexts that decide a path were lost but the
- * count itself was not, one series path="unknown" carries the total, so
- * that a sum over path stays right; where the count was lost, nothing.
+ * what no path context claimed). Where the contexts that decide a path
+ * were lost but the count itself was not, one series path="unknown"
+ * carries the total, so that a sum over path stays right; where the
+ * count was lost, nothing.
  */
 struct split {
 	uint64_t v[NR_PATHS + 1];
