@@ -224,16 +224,17 @@ static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
  * socket returns before any map is touched, which is most of the cost.
  * Read and page_mkwrite contexts, whose figures are the paths' alone,
  * open for a file of a path. A writeback context opens for any inode,
- * or none (sync(2)): its bios are judged by the pages they carry. upto
- * says which: a context opens for a path below it.
+ * or none (sync(2)): its bios are judged by the pages they carry. paths
+ * says which: a context opens for a path whose bit it has.
  */
-#define CTX_PATHS NR_PATHS		/* a file of bh or iomap */
-#define CTX_FILES NR_PATH_ROWS		/* ... or of neither (other) */
-#define CTX_ANY (PATH_NOFILE + 1)	/* any inode, or none */
+#define CTX_PATHS (1u << PATH_BH | 1u << PATH_IOMAP)	/* bh or iomap */
+#define CTX_OTHER (1u << PATH_NONE)		/* a file of neither */
+#define CTX_FILES (CTX_PATHS | CTX_OTHER)
+#define CTX_ANY (CTX_FILES | 1u << PATH_NOFILE)	/* any inode, or none */
 
 static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
-				       __u32 upto, __u32 pages, bool typed)
+				       __u32 paths, __u32 pages, bool typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {};
@@ -250,7 +251,7 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 	 * NTFS driver's metadata inodes, some not regular files) */
 	if (c.path >= PATH_NONE && hint != PATH_NONE)
 		c.path = hint;
-	if (c.path >= upto)
+	if (c.path > PATH_NOFILE || !(paths & 1u << c.path))
 		return;
 	c.src = src;
 	c.flags = flags;
@@ -261,16 +262,16 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 
 static __always_inline void ctx_open_n(__u32 kind, struct inode *inode,
 				       __u32 src, __u32 flags, __u32 hint,
-				       __u32 upto, __u32 pages)
+				       __u32 paths, __u32 pages)
 {
-	ctx_open_t(kind, inode, src, flags, hint, upto, pages, false);
+	ctx_open_t(kind, inode, src, flags, hint, paths, pages, false);
 }
 
 static __always_inline void ctx_open(__u32 kind, struct inode *inode,
 				     __u32 src, __u32 flags, __u32 hint,
-				     __u32 upto)
+				     __u32 paths)
 {
-	ctx_open_n(kind, inode, src, flags, hint, upto, 0);
+	ctx_open_n(kind, inode, src, flags, hint, paths, 0);
 }
 
 static __always_inline struct inode *file_inode_t(struct file *file,
@@ -312,9 +313,10 @@ static __always_inline struct inode *call_inode(struct file *file,
 	return typed ? file->f_inode : BPF_CORE_READ(file, f_inode);
 }
 
-/* a write call to file: typed says whether it may be cast (a constant) */
+/* a write call to file, if its path is one of paths: typed says whether
+ * it may be cast (a constant) */
 static __always_inline void write_enter_t(struct file *file, __u32 src,
-					  __u32 hint, bool typed)
+					  __u32 hint, __u32 paths, bool typed)
 {
 	struct inode *inode;
 	__u32 flags = 0;
@@ -322,14 +324,14 @@ static __always_inline void write_enter_t(struct file *file, __u32 src,
 	FAULT_POINT(BHP_GROUP_WRITE);
 	inode = call_inode(file, &flags, typed);
 	if (inode)
-		ctx_open_t(CTX_WRITE, inode, src, flags, hint, CTX_FILES, 0,
+		ctx_open_t(CTX_WRITE, inode, src, flags, hint, paths, 0,
 			   typed);
 }
 
 static __always_inline void write_enter(struct file *file, __u32 src,
 					__u32 hint)
 {
-	write_enter_t(file, src, hint, false);
+	write_enter_t(file, src, hint, CTX_FILES, false);
 }
 
 /* -EIOCBQUEUED: an async direct write that completes later */

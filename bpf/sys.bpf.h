@@ -74,25 +74,17 @@ static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
 	return fd_to_file(syscall_arg0(regs));
 }
 
-/* a write call to a file of the other group only: the functions of the
- * write group see the paths' own */
-static __always_inline void write_other_enter_t(struct file *file,
-						bool typed)
-{
-	__u32 flags = 0, dev = 0;
-	struct inode *inode = call_inode(file, &flags, typed);
-
-	if (inode && inode_path_t(inode, &dev, typed) == PATH_NONE)
-		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, typed);
-}
-
+/* BHP_SYS_WRITE_OTHER: the other group's files alone, the functions of
+ * the write group seeing the paths' own */
 static __always_inline void sys_enter_t(__u32 cls, struct file *file,
 					bool typed)
 {
 	if (cls == BHP_SYS_WRITE)
-		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, typed);
+		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, CTX_FILES,
+			      typed);
 	else if (cls == BHP_SYS_WRITE_OTHER)
-		write_other_enter_t(file, typed);
+		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, CTX_OTHER,
+			      typed);
 	else if (cls == BHP_SYS_READ)
 		rcall_enter_t(file, SRC_SYSCALL_READ, typed);
 	else
