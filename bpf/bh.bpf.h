@@ -13,6 +13,7 @@ static __always_inline void bh_alloc_hit(void)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_global_stats *g = glob();
 	struct bhp_path_stats *ps;
+	struct bhp_fs_stats *fs;
 	struct bhp_thread *t;
 	struct bhp_ctx *c;
 	__u32 path = PATH_NONE;
@@ -37,6 +38,11 @@ static __always_inline void bh_alloc_hit(void)
 	}
 	if (c)
 		path = c->path;
+	if (!reading) {
+		fs = fs_row(c ? c->fs : 0, path);
+		if (fs)
+			fs->bh_alloc++;
+	}
 	ps = path < NR_PATHS ? pstats(path) : NULL;
 	if (ps && reading)
 		ps->read_bh_alloc++;

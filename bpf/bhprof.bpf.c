@@ -44,6 +44,12 @@ const volatile __u32 dev_slot_mask = DEV_SLOTS - 1;
  * sees */
 #define barrier() asm volatile("" ::: "memory")
 
+/* BPF_CORE_READ's shape, as plain loads: for a pointer handed typed */
+#define PLAIN_READ(p, ...) PLAIN_READ_N(p, __VA_ARGS__, 2, 1)
+#define PLAIN_READ_N(p, a, b, n, ...) PLAIN_READ_##n(p, a, b)
+#define PLAIN_READ_1(p, a, b) ((p)->a)
+#define PLAIN_READ_2(p, a, b) ((p)->a->b)
+
 /* Stale contexts (a missed kretprobe) are replaced after this long. */
 #define CTX_STALE_NS (60ULL * 1000000000ULL)
 
@@ -154,6 +160,7 @@ static __always_inline bool tgid_ok(__u64 id)
 
 /* The probe groups, one header each, every one after what it uses. */
 #include "pathsrc.bpf.h"
+#include "fsrows.bpf.h"
 #include "ctx.bpf.h"
 #include "write.bpf.h"
 #include "writeback.bpf.h"

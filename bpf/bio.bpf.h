@@ -15,12 +15,13 @@
  * tail page, whose mapping field is not a mapping and so names no
  * owner, from anonymous or slab memory.
  */
-static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
+static __always_inline __u32 bio_owner_path(struct bio_vec *bv, __u64 *fs)
 {
 	struct inode *owner;
 	struct page *pg;
 	unsigned long info;
 	__u32 dev = 0;
+	__u16 mode;
 
 	if (!bv)
 		return PATH_NONE;
@@ -28,27 +29,37 @@ static __always_inline __u32 bio_owner_path(struct bio_vec *bv)
 	if (!pg)
 		return PATH_NONE;
 	owner = page_owner_typed(pg);
-	if (owner)
-		return inode_path_typed(owner, owner->i_mode, &dev);
+	if (owner) {
+		mode = owner->i_mode;
+		*fs = inode_fs_typed(owner, mode);
+		return inode_path_typed(owner, mode, &dev);
+	}
 	info = page_info(pg);
 	if (!(info & 1))
 		return PATH_NONE;
 	owner = page_owner(tail_head(bv, info, head_is_mask));
-	return owner ? inode_path(owner, &dev) : PATH_NONE;
+	if (!owner)
+		return PATH_NONE;
+	mode = BPF_CORE_READ(owner, i_mode);
+	*fs = inode_fs_mode(owner, mode);
+	return inode_path_mode(owner, mode, &dev);
 }
 
 /* what a bio's own pages say: a value past every enum bhp_path */
 #define BIO_OWNER 0xffu
 
-/* A write bio: the path of an O_DIRECT write call, none outside a write
- * or writeback context, else BIO_OWNER. */
-static __always_inline __u32 bio_path(void)
+/* A write bio: the path of an O_DIRECT write call (and its file's
+ * filesystem in fs), none outside a write or writeback context, else
+ * BIO_OWNER. */
+static __always_inline __u32 bio_path(__u64 *fs)
 {
 	struct bhp_thread *t = thread_of(bpf_get_current_pid_tgid());
 	struct bhp_ctx *w = ctx_in(t, CTX_WRITE);
 
-	if (w && (w->flags & CTX_F_DIRECT))
+	if (w && (w->flags & CTX_F_DIRECT)) {
+		*fs = w->fs;
 		return w->path;
+	}
 	if (!w && !ctx_in(t, CTX_WB))
 		return PATH_NONE;
 	return BIO_OWNER;
@@ -148,6 +159,8 @@ static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
 	struct bhp_global_stats *g = glob();
 	struct bhp_path_stats *ps;
 	struct bhp_dev_stats *ds;
+	struct bhp_fs_stats *fs;
+	__u64 fs_key = 0;
 	/* 64-bit: the 6.1 verifier loses the bound of a 32-bit index that
 	 * the compiler widens again after the test */
 	__u64 slot = bhp_log2(size);
@@ -157,11 +170,11 @@ static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
 		*PICK(g, read, bio_count, read_bio_count) += 1;
 		*PICK(g, read, bio_bytes, read_bio_bytes) += size;
 	}
-	key.path = read ? read_bio_path() : bio_path();
+	key.path = read ? read_bio_path() : bio_path(&fs_key);
 	/* one place for the owner's walk: its typed loads cost the verifier
 	 * dearly in every state that reaches them */
 	if (key.path == BIO_OWNER)
-		key.path = bio_owner_path(bv);
+		key.path = bio_owner_path(bv, &fs_key);
 	/* a directory's or a symlink's pages: other, as unclaimed bios */
 	if (key.path > PATH_NONE)
 		key.path = PATH_NONE;
@@ -172,6 +185,13 @@ static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
 		row[1] += size;
 		if (slot < DEV_SIZE_SLOTS)
 			row[2 + slot]++;
+	}
+	/* the filesystems' rows keep write bios: an unclaimed one is no
+	 * file's (fs_key 0) */
+	fs = read ? NULL : fs_row(fs_key, key.path);
+	if (fs) {
+		fs->bio_count++;
+		fs->bio_bytes += size;
 	}
 	ps = pstats(key.path);
 	if (!ps)

@@ -29,11 +29,6 @@
 		return FILE_PATH(inode, READ);                             \
 	}
 
-#define PLAIN_READ(p, ...) PLAIN_READ_N(p, __VA_ARGS__, 2, 1)
-#define PLAIN_READ_N(p, a, b, n, ...) PLAIN_READ_##n(p, a, b)
-#define PLAIN_READ_1(p, a, b) ((p)->a)
-#define PLAIN_READ_2(p, a, b) ((p)->a->b)
-
 INODE_PATH_FN(inode_path_mode, BPF_CORE_READ)
 INODE_PATH_FN(inode_path_typed, PLAIN_READ)
 
@@ -196,6 +191,7 @@ static __always_inline void ctx_reopen(struct bhp_ctx *old,
 	old->flags = c->flags;
 	old->dev = c->dev;
 	old->pages = c->pages;
+	old->fs = c->fs;
 	barrier();
 	old->src = c->src;
 }
@@ -238,12 +234,15 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct bhp_ctx c = {};
+	__u16 mode = 0;
 
 	if (!tgid_ok(id))
 		return;
 	c.path = PATH_NONE;
 	if (inode) {
-		c.path = inode_path_t(inode, &c.dev, typed);
+		mode = typed ? inode->i_mode : BPF_CORE_READ(inode, i_mode);
+		c.path = typed ? inode_path_typed(inode, mode, &c.dev) :
+				 inode_path_mode(inode, mode, &c.dev);
 		if (!dev_ok(c.dev))
 			return;
 	}
@@ -253,6 +252,9 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 		c.path = hint;
 	if (c.path > PATH_NOFILE || !(paths & 1u << c.path))
 		return;
+	if (inode)
+		c.fs = typed ? inode_fs_typed(inode, mode) :
+			       inode_fs_mode(inode, mode);
 	c.src = src;
 	c.flags = flags;
 	c.pages = pages;
@@ -341,19 +343,31 @@ static __always_inline void account_write(const struct bhp_ctx *c, long ret)
 {
 	struct bhp_path_stats *ps = pstats(c->path);
 	__u64 lat = bpf_ktime_get_ns() - c->ts;
+	struct bhp_fs_stats *fs;
 
 	if (!ps)
 		return;
 	if (ret < 0 && ret != -BHP_EIOCBQUEUED) {
 		ps->write_errors++;
-	} else if (c->flags & CTX_F_DIRECT) {
+		return;
+	}
+	fs = fs_row(c->fs, c->path);
+	if (c->flags & CTX_F_DIRECT) {
 		ps->dio_calls++;
 		ps->dio_bytes += ret > 0 ? ret : 0;
 		hist_add(c->path, HIST_DIO_LAT, lat);
+		if (fs) {
+			fs->dio_calls++;
+			fs->dio_bytes += ret > 0 ? ret : 0;
+		}
 	} else {
 		ps->write_calls++;
 		ps->write_bytes += ret;
 		hist_add(c->path, HIST_WRITE_LAT, lat);
+		if (fs) {
+			fs->write_calls++;
+			fs->write_bytes += ret;
+		}
 	}
 }
 

@@ -42,9 +42,10 @@ static __always_inline void wb_ctx_enter(void *mapping, void *wbc)
 	ctx_open(CTX_WB, inode, SRC_DO_WRITEPAGES, 0, PATH_NONE, CTX_ANY);
 	/* ours, not one left open by a missed return (-d may refuse ours) */
 	c = ctx_in(t, CTX_WB);
-	t->wb.path = c && c->src == SRC_DO_WRITEPAGES &&
-				     c->inode == (__u64)inode ?
-			     c->path : PATH_NONE;
+	c = c && c->src == SRC_DO_WRITEPAGES && c->inode == (__u64)inode ?
+		    c : NULL;
+	t->wb.path = c ? c->path : PATH_NONE;
+	t->wb.fs = c ? c->fs : 0;
 	t->wb.wbc = (__u64)wbc;
 	t->wb.nr_to_write = wbc ? BPF_CORE_READ((struct writeback_control *)wbc,
 					       nr_to_write) : 0;
@@ -59,7 +60,8 @@ static __always_inline void wb_ctx_leave(long ret)
 	struct bhp_wb_entry *e = t ? &t->wb : NULL;
 	struct writeback_control *wbc;
 	struct bhp_path_stats *ps;
-	long left;
+	struct bhp_fs_stats *fs;
+	long left, pages;
 
 	if (!e || !e->ts)
 		return;
@@ -72,9 +74,15 @@ static __always_inline void wb_ctx_leave(long ret)
 		/* a plain load first: CO-RE would relocate e's own type */
 		wbc = (struct writeback_control *)e->wbc;
 		left = BPF_CORE_READ(wbc, nr_to_write);
+		pages = e->nr_to_write > left ? e->nr_to_write - left : 0;
 		ps->wb_calls++;
-		ps->wb_pages += e->nr_to_write > left ? e->nr_to_write - left : 0;
+		ps->wb_pages += pages;
 		hist_add(e->path, HIST_WB_LAT, bpf_ktime_get_ns() - e->ts);
+		fs = fs_row(e->fs, e->path);
+		if (fs) {
+			fs->wb_calls++;
+			fs->wb_pages += pages;
+		}
 	}
 	e->ts = 0;
 	ctx_close(CTX_WB, SRC_DO_WRITEPAGES);
@@ -159,6 +167,7 @@ int BPF_PROG(tp_flush_exit)
 /* iomap pages: one event per folio, iomap_writepage until 6.17 */
 static __always_inline void iomap_folio_seen(struct inode *inode, __u64 len)
 {
+	__u64 pages = (len + (1ULL << page_shift) - 1) >> page_shift;
 	struct bhp_path_stats *ps;
 	__u32 dev = 0;
 
@@ -168,7 +177,8 @@ static __always_inline void iomap_folio_seen(struct inode *inode, __u64 len)
 		return;
 	ps = pstats(PATH_IOMAP);
 	if (ps)
-		ps->wb_pages += (len + (1ULL << page_shift) - 1) >> page_shift;
+		ps->wb_pages += pages;
+	fs_pages(inode_fs_typed(inode, inode->i_mode), PATH_IOMAP, pages);
 }
 
 SEC("?tp_btf/iomap_writepage")
@@ -207,6 +217,7 @@ static __always_inline void bh_folio_seen(struct writeback_control *wbc,
 	struct folio *folio = NULL;
 	struct bhp_ctx *c;
 	__u32 dev = 0, i;
+	__u64 pages;
 
 	if (typed)
 		FAULT_POINT(BHPROF_FAULT_TYPED);
@@ -237,9 +248,11 @@ static __always_inline void bh_folio_seen(struct writeback_control *wbc,
 	/* a block device's own, or a file's of a bh filesystem */
 	if (inode_path_t(inode, &dev, typed) != PATH_BH || !dev_ok(dev))
 		return;
+	pages = folio ? folio_pages_t(folio, typed) : 1;
 	ps = pstats(PATH_BH);
 	if (ps)
-		ps->wb_pages += folio ? folio_pages_t(folio, typed) : 1;
+		ps->wb_pages += pages;
+	fs_pages(inode_fs_t(inode, typed), PATH_BH, pages);
 }
 
 SEC("?tp_btf/wbc_writepage")
@@ -279,6 +292,7 @@ int BPF_PROG(tp_wb_ext4, struct inode *inode, struct writeback_control *wbc,
 	ps = pstats(path);
 	if (ps)
 		ps->wb_pages += pages_written;
+	fs_pages(inode_fs_t(inode, false), path, pages_written);
 	return 0;
 }
 

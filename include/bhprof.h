@@ -193,6 +193,49 @@ _Static_assert(__builtin_offsetof(struct bhp_dev_stats, read_size_log2) -
 #define KDEV_MINOR(d) ((d) & ((1u << 20) - 1))
 #define KDEV_MKDEV(ma, mi) (((ma) << 20) | (mi))
 
+/*
+ * Per filesystem: a filesystem type (its super block's s_type) on a path.
+ * Keyed by the kernel's struct file_system_type pointer, the name read
+ * once, when a CPU first sees the key: per-CPU slots in front of a
+ * per-CPU hash, as the device rows are kept.
+ */
+#define BHP_FS_NAME 16
+#define BHP_FS_BDEV 1ull	/* a block device's own page cache */
+#define FS_SLOTS 16
+#define MAX_FS_ROWS 256
+
+struct bhp_fs_key {
+	bhp_u64 fs;	/* struct file_system_type *, BHP_FS_BDEV, or 0:
+			 * no file (bios and buffer_heads no context claims) */
+	bhp_u32 path;	/* enum bhp_path, PATH_NONE for other */
+	bhp_u32 pad;
+};
+
+/* what a filesystem's row counts: the path counters of the same names */
+struct bhp_fs_stats {
+	bhp_u64 write_calls;
+	bhp_u64 write_bytes;
+	bhp_u64 dio_calls;
+	bhp_u64 dio_bytes;
+	bhp_u64 wb_calls;
+	bhp_u64 wb_pages;
+	bhp_u64 bio_count;
+	bhp_u64 bio_bytes;
+	bhp_u64 bh_alloc;
+};
+
+struct bhp_fs_val {
+	struct bhp_fs_stats s;
+	char name[BHP_FS_NAME];	/* s_type->name, "bdev", or "" */
+};
+
+struct bhp_fs_slot {
+	struct bhp_fs_key key;
+	bhp_u32 used;
+	bhp_u32 pad;
+	struct bhp_fs_val v;
+};
+
 /* Who opened a per-thread context: a write call or a writeback pass. */
 enum bhp_ctx_src {
 	SRC_BLKDEV_WRITE = 1,
@@ -253,6 +296,7 @@ struct bhp_ctx {
 	bhp_u32 dev;
 	bhp_u32 pages;	/* pages a read call was asked for */
 	bhp_u32 pad;
+	bhp_u64 fs;	/* struct bhp_fs_key's fs of the inode */
 };
 
 /* A thread's outermost do_writepages(): when, its wbc and what was
@@ -263,6 +307,7 @@ struct bhp_wb_entry {
 	long nr_to_write;
 	bhp_u32 path;
 	bhp_u32 depth;
+	bhp_u64 fs;	/* struct bhp_fs_key's fs of the mapping's inode */
 };
 
 /*

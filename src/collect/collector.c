@@ -17,6 +17,7 @@
 #include "model/callers.h"
 #include "closer.h"
 #include "collector.h"
+#include "model/fsrows.h"
 #include "model/devices.h"
 #include "kernel.h"
 #include "latemod.h"
@@ -536,6 +537,56 @@ static int read_devs(struct collector *c, struct snapshot *s)
 	return 0;
 }
 
+static void fs_add(struct snapshot *s, const struct bhp_fs_key *k,
+		   const struct bhp_fs_val *v)
+{
+	struct fs_row *r = fs_row_get(s, v->name, k->path);
+	uint64_t *acc = r ? (uint64_t *)&r->s : NULL;
+	const uint64_t *add = (const uint64_t *)&v->s;
+
+	for (size_t i = 0; acc && i < sizeof(r->s) / sizeof(*acc); i++)
+		acc[i] += add[i];
+}
+
+/*
+ * The filesystems' rows, by name: each CPU names a row it made itself, so
+ * a CPU that never saw a key has an unnamed, zero copy of it, skipped.
+ */
+static void read_fs(struct collector *c, struct snapshot *s)
+{
+	int hfd = bpf_map__fd(c->skel->maps.fs_stats);
+	int sfd = bpf_map__fd(c->skel->maps.fs_slots);
+	struct bhp_fs_key key, next, *prev = NULL;
+	const struct bhp_fs_slot *sl;
+	const struct bhp_fs_val *v;
+
+	s->nr_fs = 0;
+	while (!bpf_map_get_next_key(hfd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(hfd, &key, c->percpu))
+			continue;
+		for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+			v = (const struct bhp_fs_val *)((char *)c->percpu +
+							 (size_t)cpu *
+								 sizeof(*v));
+			if (v->name[0] || !key.fs)
+				fs_add(s, &key, v);
+		}
+	}
+	for (uint32_t k = 0; k < FS_SLOTS; k++) {
+		if (bpf_map_lookup_elem(sfd, &k, c->percpu))
+			continue;
+		for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
+			sl = (const struct bhp_fs_slot *)((char *)c->percpu +
+							   (size_t)cpu *
+								   sizeof(*sl));
+			if (sl->used)
+				fs_add(s, &sl->key, &sl->v);
+		}
+	}
+}
+
 /* What the kernel counts of bhprof's programs, summed over them all. */
 static void progs_info(struct collector *c, struct bpf_prog_info *sum)
 {
@@ -758,6 +809,8 @@ int collector_read(struct collector *c, struct snapshot *s)
 		err = read_percpu(c, hs, h, &s->hists[h], sizeof(s->hists[h]));
 	if (!err)
 		err = read_devs(c, s);
+	if (!err)
+		read_fs(c, s);
 	if (!err)
 		err = read_callers(c, s);
 	read_self(c, s);

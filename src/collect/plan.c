@@ -449,7 +449,7 @@ int attach_plan_make(struct attach_plan *p, enum attach_mode request,
 	p->kprobe_ok = kprobes_possible();
 	for (int g = 0; g < BHP_NR_GROUPS && !err; g++)
 		err = choose(p, kb, g);
-	info->features = RUN_F_READS | RUN_F_PASSES | RUN_F_WB_MAPPING;
+	info->features = RUN_F_READS | RUN_F_PASSES | RUN_F_WB_MAPPING | RUN_F_FS;
 	for (int id = 0; id < NR_PROBES; id++) {
 		info->probes[id].absent = p->absent[id];
 		snprintf(info->probes[id].func, sizeof(info->probes[id].func),

@@ -343,6 +343,51 @@ const struct figure_def *figure_find(const char *name)
 	return NULL;
 }
 
+/*
+ * The figures a filesystem's row has too: its counters, each with its
+ * /metrics family per filesystem, and the rates of them alone (NULL), by
+ * their JSON key.
+ */
+static const struct {
+	const char *json, *family;
+} fs_figures[] = {
+	{ "write.calls", "bhprof_fs_write_calls" },
+	{ "write.bytes", "bhprof_fs_write_bytes" },
+	{ "write.mb_per_s", NULL },
+	{ "direct.calls", "bhprof_fs_write_calls" },
+	{ "direct.bytes", "bhprof_fs_write_bytes" },
+	{ "writeback.calls", "bhprof_fs_writeback_calls" },
+	{ "writeback.pages", "bhprof_fs_writeback_pages" },
+	{ "bio.count", "bhprof_fs_bios" },
+	{ "bio.bytes", "bhprof_fs_bio_bytes" },
+	{ "bio.mb_per_s", NULL },
+	{ "bh_alloc", "bhprof_fs_buffer_heads_allocated" },
+	{ "bh_per_mib", NULL },
+	{ "bios_per_mib", NULL },
+	{ "bh_per_write_call", NULL },
+	{ "bh_per_wb_page", NULL },
+};
+
+static int fs_figure(const struct figure_def *d)
+{
+	for (size_t i = 0; d->json && i < ARRAY_SIZE(fs_figures); i++)
+		if (!strcmp(fs_figures[i].json, d->json))
+			return (int)i;
+	return -1;
+}
+
+bool figure_per_fs(const struct figure_def *d)
+{
+	return fs_figure(d) >= 0;
+}
+
+const char *figure_fs_family(const struct figure_def *d)
+{
+	int i = fs_figure(d);
+
+	return i < 0 ? NULL : fs_figures[i].family;
+}
+
 bool figure_any_only(const struct figure_def *d)
 {
 	return d->name && !strncmp(d->name, "bh.", 3);

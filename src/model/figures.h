@@ -75,6 +75,10 @@ double figure_value(const struct figure_def *d, const struct path_summary *p);
 bool figure_whole(const struct figure_def *d);
 /* the figure the gate names so, NULL if none */
 const struct figure_def *figure_find(const char *name);
+/* does a filesystem's row (summary.h's fs_summary) have d? */
+bool figure_per_fs(const struct figure_def *d);
+/* ... its /metrics family per filesystem, NULL for none (a rate) */
+const char *figure_fs_family(const struct figure_def *d);
 /* a figure of the whole run ("bh.*"): the gate's any. alone has it */
 bool figure_any_only(const struct figure_def *d);
 /* does d have a row in the text table of paths a (bh) and b (iomap)? */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "snapshot.h"
+#include "fsrows.h"
 
 static const char *const probe_names[NR_PROBES] = {
 	[PROBE_WRITE_BLKDEV] = "write_blkdev",
@@ -274,6 +275,26 @@ const char *other_why(const struct run_info *info, enum other_part part)
 	}
 }
 
+const char *fs_why(const struct run_info *info, unsigned int path,
+		   enum figure f)
+{
+	if (!(info->features & RUN_F_FS))
+		return "unrecorded";
+	if (path < NR_PATHS)
+		return figure_why(info, path, f);
+	switch (f) {
+	case FIG_WRITE:
+		return other_why(info, OTHER_WRITE);
+	case FIG_WB_CALLS:
+	case FIG_WB_PAGES:
+		return other_why(info, OTHER_WB);
+	case FIG_BH:
+		return figure_why(info, PATH_BH, FIG_BH);
+	default:
+		return other_why(info, OTHER_BIOS);
+	}
+}
+
 bool figure_known(const struct run_info *info, unsigned int path,
 		  enum figure f)
 {
@@ -459,6 +480,7 @@ void snapshot_delta(const struct snapshot *a, const struct snapshot *b,
 			(const uint64_t *)&b->devs[i].s,
 			NR_U64(struct bhp_dev_stats));
 	}
+	fs_rows_delta(a, b, out);
 	callers_delta(a, b, out);
 }
 
@@ -497,4 +519,5 @@ void snapshot_add(struct snapshot *acc, const struct snapshot *d)
 		u64_add((uint64_t *)&r->s, (const uint64_t *)&d->devs[i].s,
 			NR_U64(struct bhp_dev_stats));
 	}
+	fs_rows_add(acc, d);
 }

@@ -20,6 +20,14 @@ struct dev_row {
 	struct bhp_dev_stats s;
 };
 
+/* a filesystem type on a path: its name ("" for no file's) and counts */
+#define MAX_SNAP_FS 32
+struct fs_row {
+	char name[BHP_FS_NAME];
+	uint32_t path;	/* enum bhp_path, PATH_NONE for other */
+	struct bhp_fs_stats s;
+};
+
 /* --callers: allocations of one chain, owner and context (cumulative) */
 struct caller_row {
 	struct bhp_caller_key k;
@@ -43,6 +51,9 @@ struct snapshot {
 	struct bhp_hist hists[NR_HISTS];
 	uint32_t nr_devs;
 	struct dev_row devs[MAX_SNAP_DEVS];
+	/* per filesystem type and path, sorted by name, then path */
+	uint32_t nr_fs;
+	struct fs_row fs[MAX_SNAP_FS];
 	/* bit i: the run's i-th -d device (run_info.filter_devs) was gone
 	 * when this was read (state, not a counter: deltas keep the later) */
 	uint32_t dev_gone;
@@ -124,6 +135,7 @@ struct probe_state {
 				 * they were the engines' calls */
 #define RUN_F_OTHER 0x20	/* the other group: files on neither path,
 				 * and the bios no path claims */
+#define RUN_F_FS 0x40		/* per filesystem type (struct fs_row) */
 #define MAX_ARGV_TEXT 1024
 
 /* What a run is: written once at the head of a record file. */
@@ -211,6 +223,10 @@ enum other_part {
 /* why a figure of the other group is unknown, as figure_why(); NULL if
  * known */
 const char *other_why(const struct run_info *info, enum other_part part);
+/* why figure f of a filesystem's row on path is unknown: its path's,
+ * or the other group's; NULL if known */
+const char *fs_why(const struct run_info *info, unsigned int path,
+		   enum figure f);
 /* the groups lost in a run, as "bio, bh_alloc" ("" if none) */
 const char *lost_groups_text(const struct run_info *info, char *buf,
 			     size_t len);

@@ -98,6 +98,13 @@ const char *path_figure_why(const struct run_info *info, unsigned int path,
 	return figure_why(info, path, f) ?: sample_why(p, s);
 }
 
+const char *fs_figure_why(const struct run_info *info, unsigned int path,
+			  const struct path_summary *p, enum figure f,
+			  enum sample s)
+{
+	return fs_why(info, path, f) ?: sample_why(p, s);
+}
+
 static const char *const why_codes[][2] = {
 	{ "failed", "failed: its probe group could not be attached "
 		    "(bhprof probe says why)" },
@@ -154,6 +161,54 @@ static void path_derive(struct path_summary *ps, double secs)
 	ps->bh_per_call = ratio(c->bh_alloc, c->write_calls + c->dio_calls);
 	ps->bh_per_page = ratio(c->bh_alloc, c->wb_pages);
 	ps->mean_bio = ratio(c->bio_bytes, c->bio_count);
+}
+
+/* a filesystem's counters in the places of the path counters of the
+ * same names */
+static void fs_counters(const struct bhp_fs_stats *f, struct bhp_path_stats *c)
+{
+	c->write_calls += f->write_calls;
+	c->write_bytes += f->write_bytes;
+	c->dio_calls += f->dio_calls;
+	c->dio_bytes += f->dio_bytes;
+	c->wb_calls += f->wb_calls;
+	c->wb_pages += f->wb_pages;
+	c->bio_count += f->bio_count;
+	c->bio_bytes += f->bio_bytes;
+	c->bh_alloc += f->bh_alloc;
+}
+
+static void fs_summarize(const struct snapshot *d, struct summary *s)
+{
+	s->nr_fs = d->nr_fs < MAX_SNAP_FS ? d->nr_fs : MAX_SNAP_FS;
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		memcpy(s->fs[i].name, d->fs[i].name, BHP_FS_NAME);
+		s->fs[i].name[BHP_FS_NAME - 1] = 0;
+		s->fs[i].path = d->fs[i].path;
+		fs_counters(&d->fs[i].s, &s->fs[i].c);
+	}
+}
+
+bool fs_path_summary(const struct summary *s, const char *name,
+		     unsigned int path, struct path_summary *out)
+{
+	bool found = false;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		const struct fs_summary *f = &s->fs[i];
+		const uint64_t *x = (const uint64_t *)&f->c;
+		uint64_t *o = (uint64_t *)&out->c;
+
+		if (strcmp(f->name, name) ||
+		    (path < NR_PATH_ROWS && f->path != path))
+			continue;
+		for (size_t k = 0; k < sizeof(f->c) / sizeof(*x); k++)
+			o[k] += x[k];
+		found = true;
+	}
+	path_derive(out, s->secs);
+	return found;
 }
 
 static void path_summarize(const struct snapshot *d, unsigned int p,
@@ -305,6 +360,7 @@ void summarize(const struct snapshot *a, const struct snapshot *b,
 	out->probes_gone = b->probes_gone;
 	self_summarize(&d, out);
 	devs_summarize(&d, out->secs, out);
+	fs_summarize(&d, out);
 	out->bh_net_peak = d.bh_net_peak;
 	out->nr_callers = d.nr_callers;
 	memcpy(out->callers, d.callers, d.nr_callers * sizeof(d.callers[0]));

@@ -56,6 +56,14 @@ struct dev_summary {
 	uint64_t read_size_p50, read_size_p99;
 };
 
+/* a filesystem type on a path: its counters in the path counters' places
+ * (the rest zero: a filesystem's row keeps no distributions) */
+struct fs_summary {
+	char name[BHP_FS_NAME];	/* "" for no file's */
+	uint32_t path;		/* enum bhp_path, PATH_NONE for other */
+	struct bhp_path_stats c;
+};
+
 struct summary {
 	double secs;
 	uint64_t self_ns, self_runs;	/* bhprof's programs: time, runs */
@@ -74,6 +82,9 @@ struct summary {
 	uint64_t probes_late, probes_gone;
 	uint32_t nr_devs;
 	struct dev_summary devs[MAX_SNAP_DEVS];
+	/* per filesystem type and path, by name, then path */
+	uint32_t nr_fs;
+	struct fs_summary fs[MAX_SNAP_FS];
 	/* --callers: the window's rows and the peak net since attach */
 	int64_t bh_net_peak;
 	uint32_t nr_callers;
@@ -109,6 +120,16 @@ enum sample {
 const char *sample_why(const struct path_summary *p, enum sample s);
 /* did the path see no event at all: no call, page, bio or buffer_head */
 bool path_idle(const struct path_summary *p);
+/*
+ * The figures of filesystem name on path in out, from its row (all its
+ * rows as one for NR_PATH_ROWS): false, out zero, where the run has none.
+ */
+bool fs_path_summary(const struct summary *s, const char *name,
+		     unsigned int path, struct path_summary *out);
+/* fs_why() first, then sample_why() */
+const char *fs_figure_why(const struct run_info *info, unsigned int path,
+			  const struct path_summary *p, enum figure f,
+			  enum sample s);
 /* figure_why() first, then sample_why() */
 const char *path_figure_why(const struct run_info *info, unsigned int path,
 			    const struct path_summary *p, enum figure f,

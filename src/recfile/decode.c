@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/callers.h"
+#include "model/fsrows.h"
 #include "reader_int.h"
 
 static uint64_t rd_varint(struct rd *c)
@@ -448,6 +449,31 @@ static void rd_lstr(struct rd *c, char *dst, size_t size)
 	c->p += n;
 }
 
+/* a filesystem's row: its name, path and counters (fs_rows of recwriter) */
+static void dec_fs_row(struct dec *d, struct rd *c)
+{
+	char name[BHP_FS_NAME];
+	uint64_t path, n, next = 0, idx, v;
+	struct fs_row *row = NULL;
+
+	rd_lstr(c, name, sizeof(name));
+	path = rd_varint(c);
+	n = rd_varint(c);
+	if (c->bad)
+		return;
+	if (d->apply && path <= PATH_NONE)
+		row = fs_row_get(d->dst, name, path);
+	for (; n && rd_entry(c, d->key, &next, &idx, &v); n--)
+		if (row && idx < NR_FS_FIELDS)
+			((uint64_t *)&row->s)[idx] += v;
+}
+
+static void dec_fs(struct dec *d, struct rd *c)
+{
+	while (!c->bad && c->p < c->end)
+		dec_fs_row(d, c);
+}
+
 /* the largest chain id a file may use: bounds what a bad one costs */
 #define REC_MAX_CHAIN_ID (1u << 20)
 
@@ -558,6 +584,9 @@ bool dec_snapshot(struct dec *d, const uint8_t *p, size_t n, const char **why)
 			break;
 		case S_DEVS:
 			dec_devs(d, &b);
+			break;
+		case S_FS:
+			dec_fs(d, &b);
 			break;
 		case S_CHAINS:
 			dec_chains(d->r, &b);

@@ -22,10 +22,12 @@ _Static_assert(sizeof(struct bhp_path_stats) <= PATH_STRIDE_BYTES,
 _Static_assert(sizeof(struct bhp_global_stats) == 9 * 8, "global counters");
 _Static_assert(sizeof(struct bhp_dev_stats) == 2 * (2 + DEV_SIZE_SLOTS) * 8,
 	       "device counters");
+_Static_assert(sizeof(struct bhp_fs_stats) == 9 * 8, "filesystem counters");
 
 #define NR_PATH_FIELDS (sizeof(struct bhp_path_stats) / 8)
 #define NR_GLOB_FIELDS (sizeof(struct bhp_global_stats) / 8)
 #define NR_DEV_FIELDS (sizeof(struct bhp_dev_stats) / 8)
+#define NR_FS_FIELDS (sizeof(struct bhp_fs_stats) / 8)
 #define PATH_STRIDE 32		/* index = path * 32 + field */
 #define HIST_STRIDE 2048	/* index = hist id * 2048 + bucket */
 #define DEV_F_REMOVED 0x1
@@ -57,7 +59,8 @@ enum { D_DEV = 1, D_NAME };
 
 /* ... of a snapshot frame */
 enum { S_TS = 1, S_PATHS, S_GLOB, S_HISTS, S_DEVS, S_CHAINS, S_CALLERS,
-       S_NET_PEAK, S_MOUNTS, S_DEV_GONE, S_PROBES_LATE, S_PROBES_GONE };
+       S_NET_PEAK, S_MOUNTS, S_DEV_GONE, S_PROBES_LATE, S_PROBES_GONE,
+       S_FS };
 
 /* ... of the end-of-run frame */
 enum { E_REASON = 1, E_SIGNAL, E_EXIT, E_ELAPSED_NS, E_FRAMES, E_DEV_NAME };

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "model/callers.h"
+#include "model/fsrows.h"
 #include "util/outfile.h"
 #include "recfile_fmt.h"
 
@@ -510,6 +511,31 @@ static void enc_devs(struct buf *b, const struct snapshot *s,
 	}
 }
 
+/* Filesystem rows whose counts moved, or all in a keyframe: name, path,
+ * then sparse counters. Rows never go away. */
+static void enc_fs(struct buf *b, const struct snapshot *s,
+		   const struct snapshot *p)
+{
+	static const struct bhp_fs_stats zero_fs;
+	const uint64_t *cur, *base;
+	const struct fs_row *o;
+	uint64_t next;
+
+	for (uint32_t i = 0; i < s->nr_fs && i < MAX_SNAP_FS; i++) {
+		o = p ? fs_row_find(p, s->fs[i].name, s->fs[i].path) : NULL;
+		cur = (const uint64_t *)&s->fs[i].s;
+		base = o ? (const uint64_t *)&o->s :
+		       p ? (const uint64_t *)&zero_fs : NULL;
+		if (o && !count_diff(cur, base, NR_FS_FIELDS))
+			continue;
+		put_str(b, s->fs[i].name, BHP_FS_NAME);
+		put_varint(b, s->fs[i].path);
+		put_varint(b, count_diff(cur, base, NR_FS_FIELDS));
+		next = 0;
+		enc_sparse(b, cur, base, NR_FS_FIELDS, 0, &next);
+	}
+}
+
 /* a chain's text the first time a row names it (in every keyframe) */
 static void enc_chain(struct recwriter *w, struct buf *b, uint32_t id)
 {
@@ -636,6 +662,10 @@ static void enc_snapshot(struct recwriter *w, const struct snapshot *s,
 	enc_devs(sec, s, p);
 	if (sec->len)
 		put_section(b, S_DEVS, sec);
+	sec->len = 0;
+	enc_fs(sec, s, p);
+	if (sec->len)
+		put_section(b, S_FS, sec);
 	/* state: a keyframe says it when set, a delta when it changed */
 	if (p ? p->dev_gone != s->dev_gone : s->dev_gone != 0)
 		put_u64_sec(b, S_DEV_GONE, s->dev_gone);

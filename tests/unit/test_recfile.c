@@ -15,6 +15,7 @@
 #include <zlib.h>
 #include "harness.h"
 #include "model/callers.h"
+#include "model/fsrows.h"
 #include "recfile/recfile.h"
 
 #define T_MAX_SNAPS 200
@@ -53,7 +54,7 @@ static void fill_info(struct run_info *in)
 	in->filter_devs[1] = KDEV_MKDEV(259u, 1u);
 	in->filter_pid = 4242;
 	strcpy(in->cmdline, "bhprof record -o x.bhp -- dd if=/dev/zero");
-	in->features = RUN_F_READS | RUN_F_OTHER;
+	in->features = RUN_F_READS | RUN_F_OTHER | RUN_F_FS;
 	in->other_mode = MODE_TRACEPOINT;
 	strcpy(in->other_detail, "syscalls:sys_{enter,exit}_* of the write "
 	       "syscalls");
@@ -118,6 +119,11 @@ static void gen_series(unsigned int n, bool devs)
 		s->paths[PATH_NONE].bio_bytes += rnd() % 100000;
 		s->glob.read_bio_count += rnd() % 50;
 		s->glob.bio_bytes += rnd();	/* wraps: deltas stay exact */
+		/* filesystem rows come as they are seen, kept sorted */
+		fs_row_get(s, i % 7 ? "ext4" : "", i % 3)->s.write_calls +=
+			rnd() % 1000;
+		fs_row_get(s, i > n / 4 ? "fuse" : "xfs", PATH_IOMAP)
+			->s.bh_alloc += rnd() % 9;
 		if (!devs)
 			continue;
 		t_row(s, KDEV_MKDEV(7u, i % 3), i % 2)->s.bios += rnd() % 9;
@@ -150,7 +156,9 @@ static bool same_snap(const struct snapshot *a, const struct snapshot *b)
 		    memcmp(&a->devs[i].s, &b->devs[j].s, sizeof(a->devs[i].s)))
 			return false;
 	}
-	return true;
+	/* both sorted: row by row, name, path and counts */
+	return a->nr_fs == b->nr_fs &&
+	       !memcmp(a->fs, b->fs, a->nr_fs * sizeof(a->fs[0]));
 }
 
 /* A recording of orig[0..n) in memory; ends[i] is where frame i ends. */
