@@ -171,13 +171,14 @@ $(OUTPUT)/gate_sim: tests/gate/gate_sim.c $(LIB_OBJS)
 # here: a new parser of outside input is one more word in FUZZ_RUNS.
 FUZZ_RUNS ?= recfile:40 cli:20 devname:20 rules:20
 FUZZ_SRC_recfile := src/recfile/recfile.c src/recfile/decode.c src/recfile/recfile_fmt.c \
-		    src/model/snapshot.c src/model/callers.c
+		    src/model/snapshot.c src/model/callers.c src/model/fsrows.c
 FUZZ_SRC_cli := src/util/cliparse.c
 FUZZ_SRC_devname := src/model/devices.c
 FUZZ_SRC_rules := src/gate/rules.c src/gate/metrics.c src/output/output.c \
-		  src/output/other.c \
+		  src/output/other.c src/output/fstable.c \
 		  src/model/figures.c src/model/summary.c src/model/snapshot.c \
-		  src/model/hist.c src/util/json.c src/model/devices.c
+		  src/model/hist.c src/util/json.c src/model/devices.c \
+		  src/model/fsrows.c
 FUZZ_BINS = $(foreach r,$(FUZZ_RUNS),$(OUTPUT)/fuzz_$(firstword $(subst :, ,$(r))))
 fuzz_src = $(or $(FUZZ_SRC_$(1)),src/$(1).c)
 

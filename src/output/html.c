@@ -11,6 +11,7 @@
 #include <string.h>
 #include "callers_svg.h"
 #include "html.h"
+#include "model/fsrows.h"
 #include "output.h"
 #include "recfile/series.h"
 
@@ -468,19 +469,23 @@ struct hrow {
 	const struct path_summary *p[NR_PATHS];
 };
 
-static void hcell(const struct hrow *h, unsigned int path, enum figure_unit k,
-		  double v, enum figure fig, enum sample smp)
+static void why_td(FILE *f, enum figure_unit k, double v, const char *why)
 {
-	const char *why = path_figure_why(h->in, path, h->p[path], fig, smp);
 	char b[32];
 
 	if (!why) {
-		fprintf(h->f, "<td>%s</td>", cell(b, sizeof(b), k, v, NULL));
+		fprintf(f, "<td>%s</td>", cell(b, sizeof(b), k, v, NULL));
 		return;
 	}
-	fputs("<td class=\"unknown\" title=\"", h->f);
-	markup_esc(h->f, why_text(why));
-	fprintf(h->f, "\">%s</td>", why_cell(why));
+	fputs("<td class=\"unknown\" title=\"", f);
+	markup_esc(f, why_text(why));
+	fprintf(f, "\">%s</td>", why_cell(why));
+}
+
+static void hcell(const struct hrow *h, unsigned int path, enum figure_unit k,
+		  double v, enum figure fig, enum sample smp)
+{
+	why_td(h->f, k, v, path_figure_why(h->in, path, h->p[path], fig, smp));
 }
 
 static void hrow(const struct hrow *h, const struct figure_def *d)
@@ -506,12 +511,46 @@ static void summary_table(FILE *f, const struct loaded_run *run)
 	fputs("</table>\n", f);
 }
 
+/* the filesystems' rows: a column each, the figures a row has */
+static void fs_table(FILE *f, const struct loaded_run *run)
+{
+	const struct run_info *in = recfile_info(run->rec);
+	const struct summary *s = run->sum;
+	static struct path_summary p;
+
+	if (!(in->features & RUN_F_FS) || !s->nr_fs)
+		return;
+	fputs("<h2>Per filesystem</h2>\n<table id=\"filesystems\">\n<tr><th></th>",
+	      f);
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		fputs("<th>", f);
+		markup_esc(f, fs_label(s->fs[i].name));
+		fprintf(f, "/%s</th>", path_name(s->fs[i].path));
+	}
+	fputs("</tr>\n", f);
+	for (size_t k = 0; k < nr_figure_defs; k++) {
+		const struct figure_def *d = &figure_defs[k];
+
+		if (!d->html || !figure_per_fs(d))
+			continue;
+		fprintf(f, "<tr><th>%s</th>", d->html);
+		for (uint32_t i = 0; i < s->nr_fs; i++) {
+			fs_path_summary(s, s->fs[i].name, s->fs[i].path, &p);
+			why_td(f, d->unit, figure_value(d, &p),
+			       fs_figure_why(in, s->fs[i].path, &p, d->fig,
+					     d->sample));
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1860px}"
 	"h1{font-size:22px}h2{font-size:17px;margin-top:28px}"
 	"table{border-collapse:collapse;margin:8px 0}"
 	"th,td{border:1px solid #ddd;padding:3px 10px;text-align:left;vertical-align:top}"
-	"#summary td{text-align:right;font-variant-numeric:tabular-nums}"
+	"#summary td,#filesystems td{text-align:right;font-variant-numeric:tabular-nums}"
 	"th.bh{color:#d95f02}th.iomap{color:#1b9e77}"
 	".pair{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}"
 	".stack{display:flex;flex-direction:column;gap:12px}"
@@ -543,6 +582,7 @@ void html_page(FILE *f, const struct loaded_run *run)
 		   false);
 	fputs("</div></div>\n", f);
 	charts(f, run);
+	fs_table(f, run);
 	callers_html(f, recfile_info(run->rec), run->sum);
 	fputs("<h2>Run</h2>\n", f);
 	meta_table(f, run);

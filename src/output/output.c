@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "output.h"
+#include "fstable.h"
 #include "other.h"
 
 const char *fmt_bytes(char *buf, size_t len, double bytes)
@@ -154,26 +155,35 @@ static const char *json_move(struct json *j, struct jnest *o, const char *m)
  * calls of the member object write, which stays open while the figures
  * that follow are in it too.
  */
+void figures_json(struct json *j, struct json_whys *w,
+		  const struct path_summary *p, const struct run_info *info,
+		  unsigned int path, bool fs)
+{
+	struct jctx c = { j, w, NULL };
+	struct jnest o = { .n = 0 };
+	const char *k, *why;
+
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *d = &figure_defs[i];
+
+		if (!d->json || (fs && !figure_per_fs(d)))
+			continue;
+		k = json_move(j, &o, d->json);
+		c.obj = o.n ? o.path : NULL;
+		why = fs ? fs_figure_why(info, path, p, d->fig, d->sample) :
+			   path_figure_why(info, path, p, d->fig, d->sample);
+		figure_json(&c, d, p, k, why);
+	}
+	json_move(j, &o, "");
+}
+
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path)
 {
 	struct json_whys w = { 0 };
-	struct jctx c = { j, &w, NULL };
-	struct jnest o = { .n = 0 };
-	const char *k;
 
 	json_obj_open(j, key);
-	for (size_t i = 0; i < nr_figure_defs; i++) {
-		const struct figure_def *d = &figure_defs[i];
-
-		if (!d->json)
-			continue;
-		k = json_move(j, &o, d->json);
-		c.obj = o.n ? o.path : NULL;
-		figure_json(&c, d, p, k,
-			    path_figure_why(info, path, p, d->fig, d->sample));
-	}
-	json_move(j, &o, "");
+	figures_json(j, &w, p, info, path, false);
 	json_whys_close(j, &w);
 	json_obj_close(j);
 }
@@ -387,6 +397,7 @@ void summary_json_fields(struct json *j, const struct run_info *info,
 		path_json(j, path_name(p), &s->path[p], info, p);
 	json_obj_close(j);
 	other_json(j, w, info, &s->other.c);
+	fs_json(j, w, info, s);
 	u64_why(&c, "bh_alloc_total", s->glob.bh_alloc_total, bh);
 	u64_why(&c, "bh_alloc_unattributed", s->glob.bh_alloc_none, bh);
 	total_json(&c, "bio_total", s->glob.bio_count, s->glob.bio_bytes,
@@ -597,6 +608,7 @@ void summary_text(FILE *f, const struct run_info *info,
 		    figure_value(d, t.p[1]), d->fig, d->sample);
 	}
 	other_text(f, info, &s->other.c);
+	fs_text(f, info, s);
 	footer_text(f, info, s);
 	if (figure_known(info, PATH_BH, FIG_PATH_BIOS)) {
 		size_hist_text(f, &t.p[0]->hist[HIST_BIO_SIZE], "bh");

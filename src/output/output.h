@@ -15,6 +15,11 @@
  * once its own figures are in. */
 void summary_json_fields(struct json *j, const struct run_info *info,
 			 const struct summary *s, struct json_whys *w);
+/* A path's figures as members of the open object (a filesystem's row's
+ * alone, with their reasons, for fs), their reasons gathering in w. */
+void figures_json(struct json *j, struct json_whys *w,
+		  const struct path_summary *p, const struct run_info *info,
+		  unsigned int path, bool fs);
 /* One path's metrics as a JSON object named key. */
 void path_json(struct json *j, const char *key, const struct path_summary *p,
 	       const struct run_info *info, unsigned int path);

@@ -5,6 +5,7 @@
  * without _total and an info metric without _info), UNIT lines, the
  * canonical form of le, and the closing "# EOF".
  */
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "callers_out.h"
 #include "model/devices.h"
 #include "model/figures.h"
+#include "model/fsrows.h"
 #include "promfmt.h"
 
 enum fam_type { FAM_COUNTER, FAM_GAUGE, FAM_HISTOGRAM, FAM_INFO };
@@ -443,6 +445,78 @@ static void device_metrics(struct prom *p, const struct run_info *info,
 	}
 }
 
+/* is i the first figure of its family per filesystem? */
+static bool fs_family_first(size_t i)
+{
+	const char *fam = figure_fs_family(&figure_defs[i]);
+
+	for (size_t k = 0; k < i; k++) {
+		const char *f = figure_fs_family(&figure_defs[k]);
+
+		if (f && !strcmp(f, fam))
+			return false;
+	}
+	return true;
+}
+
+/* the series of counter d of each filesystem's row that knows it */
+static bool fs_series(struct prom *p, const struct run_info *info,
+		      const struct summary *s, const struct figure_def *d,
+		      struct labels *l, bool header, const char *help)
+{
+	size_t at = d->off - offsetof(struct path_summary, c);
+
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		const struct fs_summary *f = &s->fs[i];
+
+		if (fs_why(info, f->path, d->fig))
+			continue;
+		if (!header)
+			family(p, figure_fs_family(d), FAM_COUNTER,
+			       d->unit == U_BYTES ? "bytes" : NULL, help);
+		header = true;
+		lbl_reset(l, 0);
+		lbl_add(l, "fs", fs_label(f->name));
+		lbl_add(l, "path", path_name(f->path));
+		if (d->prom && d->prom->label)
+			lbl_add(l, d->prom->label, d->prom->value);
+		counter_u64(p, figure_fs_family(d), l,
+			    *(const uint64_t *)((const char *)&f->c + at));
+	}
+	return header;
+}
+
+/*
+ * The counters of the filesystems' rows, a family each (bhprof_fs_*),
+ * labelled fs (the type's name, "-" for no file's) and path: families of
+ * their own, so that a sum over the paths' series stays the run's.
+ */
+static void fs_metrics(struct prom *p, const struct run_info *info,
+		       const struct summary *s, struct labels *l)
+{
+	char help[160];
+
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *d = &figure_defs[i];
+		const char *fam = figure_fs_family(d);
+		bool header = false;
+
+		if (!fam || !fs_family_first(i))
+			continue;
+		snprintf(help, sizeof(help), "%c%s, per filesystem type (fs) "
+			 "and path%s.", toupper((unsigned char)d->label[0]),
+			 d->label + 1,
+			 d->prom && d->prom->label ? ", and io" : "");
+		for (size_t k = i; k < nr_figure_defs; k++) {
+			const char *f = figure_fs_family(&figure_defs[k]);
+
+			if (f && !strcmp(f, fam))
+				header = fs_series(p, info, s, &figure_defs[k],
+						   l, header, help);
+		}
+	}
+}
+
 /* --callers: allocations per owner, role and context; frees; alive */
 static void callers_metrics(struct prom *p, const struct run_info *info,
 			    const struct summary *s, struct labels *l)
@@ -606,6 +680,7 @@ int prom_render(FILE *f, enum prom_format fmt, const struct run_info *info,
 	table_metrics(&p, info, s, l);
 	bio_metrics(&p, info, s, l);
 	device_metrics(&p, info, s, l);
+	fs_metrics(&p, info, s, l);
 	callers_metrics(&p, info, s, l);
 	self_metrics(&p, s, l);
 	if (proc)

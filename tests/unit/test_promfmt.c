@@ -4,6 +4,7 @@
 #include <string.h>
 #include "bhprof_hist.h"
 #include "harness.h"
+#include "model/fsrows.h"
 #include "model/callers.h"
 #include "model/figures.h"
 #include "output/promfmt.h"
@@ -251,6 +252,45 @@ TEST(prom_table_figures_are_exported)
 	CHECK_EQ_U64(value_of(t, "bhprof_read_bios_total{path=\"bh\"}"), 3);
 	CHECK_EQ_U64(value_of(t, "bhprof_write_calls_total{path=\"iomap\","
 				 "io=\"direct\"}"), 2);
+	free(t);
+	free(fx);
+}
+
+/* the filesystems' rows: a family each, labelled fs and path, absent
+ * where the row's path does not see the figure (writeback calls in
+ * tracepoint mode) or the recording has no rows */
+TEST(prom_filesystem_rows)
+{
+	struct fixture *fx = fixture_new(MODE_TRACEPOINT);
+	struct fs_row *r;
+	char *t;
+
+	fx->info.features |= RUN_F_FS;
+	r = fs_row_get(&fx->snap, "ext4", PATH_BH);
+	r->s.write_calls = 16;
+	r->s.wb_pages = 4096;
+	r->s.bh_alloc = 4096;
+	r = fs_row_get(&fx->snap, "", PATH_NONE);
+	r->s.bio_count = 5;
+	r = fs_row_get(&fx->snap, "tmpfs", PATH_NONE);
+	r->s.dio_bytes = 8192;
+	summarize(NULL, &fx->snap, &fx->sum);
+	t = render(fx, PROM_TEXT, NULL);
+	CHECK_EQ_U64(value_of(t, "bhprof_fs_write_calls_total{fs=\"ext4\","
+				 "path=\"bh\",io=\"buffered\"}"), 16);
+	CHECK_EQ_U64(value_of(t, "bhprof_fs_writeback_pages_total{fs=\"ext4\","
+				 "path=\"bh\"}"), 4096);
+	CHECK_EQ_U64(value_of(t, "bhprof_fs_buffer_heads_allocated_total{"
+				 "fs=\"ext4\",path=\"bh\"}"), 4096);
+	CHECK_EQ_U64(value_of(t, "bhprof_fs_bios_total{fs=\"-\","
+				 "path=\"other\"}"), 5);
+	CHECK_EQ_U64(value_of(t, "bhprof_fs_write_bytes_total{fs=\"tmpfs\","
+				 "path=\"other\",io=\"direct\"}"), 8192);
+	CHECK(strstr(t, "bhprof_fs_writeback_calls") == NULL);
+	free(t);
+	fx->info.features &= ~RUN_F_FS;
+	t = render(fx, PROM_TEXT, NULL);
+	CHECK(strstr(t, "bhprof_fs_") == NULL);
 	free(t);
 	free(fx);
 }
