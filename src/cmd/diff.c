@@ -12,6 +12,7 @@
 #include "output/callers_diff.h"
 #include "commands.h"
 #include "gate/metrics.h"
+#include "model/fsrows.h"
 #include "output/output.h"
 #include "util/priv.h"
 #include "recfile/run.h"
@@ -22,67 +23,148 @@ static double rel_pct(double a, double b)
 	return a != 0 ? (b - a) / fabs(a) * 100 : NAN;
 }
 
-/* why run has no value for m on path: a lost group, an attach mode
- * that cannot see it, or nothing on the path to measure */
-static const char *run_why(const struct loaded_run *run, unsigned int path,
+/*
+ * What diff compares: a path of both runs, or a filesystem type's rows
+ * on a path (name set), whose figures are those figure_per_fs() gives.
+ */
+struct dcol {
+	const char *name;
+	unsigned int path;
+	const struct path_summary *pa, *pb;
+};
+
+/* why run has no value for m in c (p its side): a lost group, an attach
+ * mode that cannot see it, or nothing to measure there */
+static const char *run_why(const struct loaded_run *run, const struct dcol *c,
+			   const struct path_summary *p,
 			   const struct figure_def *m)
 {
-	return metric_why(m, recfile_info(run->rec), path,
-			  &run->sum->path[path]);
+	const struct run_info *in = recfile_info(run->rec);
+
+	if (c->name)
+		return fs_figure_why(in, c->path, p, m->fig, m->sample);
+	return metric_why(m, in, c->path, p);
 }
 
-/* Both runs must know a figure for a change to mean anything. */
-static bool both_known(const struct loaded_run *a, const struct loaded_run *b,
-		       unsigned int path, const struct figure_def *m)
+static bool col_has(const struct dcol *c, const struct figure_def *m)
 {
-	return !run_why(a, path, m) && !run_why(b, path, m);
+	return m->diff && (!c->name || figure_per_fs(m));
+}
+
+/* each side's why, NULL for both when both know m */
+static bool both_known(const struct loaded_run *a, const struct loaded_run *b,
+		       const struct dcol *c, const struct figure_def *m,
+		       const char **wa, const char **wb)
+{
+	*wa = run_why(a, c, c->pa, m);
+	*wb = run_why(b, c, c->pb, m);
+	return !*wa && !*wb;
+}
+
+static void col_text(FILE *f, const struct loaded_run *a,
+		     const struct loaded_run *b, const struct dcol *c,
+		     const char *title)
+{
+	char x[32], y[32], d[40], r[32];
+	const char *wa, *wb;
+
+	fprintf(f, "\n%-18s %14s %14s %14s %9s\n", title, "A", "B", "B - A",
+		"change");
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *m = &figure_defs[i];
+		double va = figure_value(m, c->pa);
+		double vb = figure_value(m, c->pb);
+		double rp = rel_pct(va, vb);
+
+		if (!col_has(c, m))
+			continue;
+		if (!both_known(a, b, c, m, &wa, &wb)) {
+			/* each side's value, or why it has none: failed,
+			 * n/a, absent, unrecorded */
+			fprintf(f, "  %-16s %14s %14s %14s %9s\n", m->label,
+				wa ? why_cell(wa) :
+				     metric_fmt(x, sizeof(x), m->unit, va),
+				wb ? why_cell(wb) :
+				     metric_fmt(y, sizeof(y), m->unit, vb),
+				"-", "n/a");
+			continue;
+		}
+		metric_fmt(d + 1, sizeof(d) - 1, m->unit, vb - va);
+		d[0] = vb > va ? '+' : ' ';
+		if (isnan(rp))
+			snprintf(r, sizeof(r), "%s", va == vb ? "0.0%" : "n/a");
+		else
+			snprintf(r, sizeof(r), "%+.1f%%", rp);
+		fprintf(f, "  %-16s %14s %14s %14s %9s\n", m->label,
+			metric_fmt(x, sizeof(x), m->unit, va),
+			metric_fmt(y, sizeof(y), m->unit, vb),
+			d[0] == '+' ? d : d + 1, r);
+	}
+}
+
+/* the filesystem rows of either run: a's, then b's that a lacks */
+static const struct fs_summary *fs_nth(const struct loaded_run *a,
+				       const struct loaded_run *b, uint32_t i)
+{
+	const struct summary *sa = a->sum, *sb = b->sum;
+
+	if (i < sa->nr_fs)
+		return &sa->fs[i];
+	i -= sa->nr_fs;
+	for (uint32_t k = 0; k < sb->nr_fs; k++) {
+		const struct fs_summary *f = &sb->fs[k];
+		bool in_a = false;
+
+		for (uint32_t n = 0; n < sa->nr_fs && !in_a; n++)
+			in_a = !strcmp(sa->fs[n].name, f->name) &&
+			       sa->fs[n].path == f->path;
+		if (!in_a && !i--)
+			return f;
+	}
+	return NULL;
+}
+
+/* the i-th filesystem row of either run as a column, false past them */
+static bool fs_col(const struct loaded_run *a, const struct loaded_run *b,
+		   uint32_t i, struct dcol *c)
+{
+	static struct path_summary pa, pb;
+	const struct fs_summary *f = fs_nth(a, b, i);
+
+	if (!f)
+		return false;
+	c->name = f->name;
+	c->path = f->path;
+	fs_path_summary(a->sum, f->name, f->path, &pa);
+	fs_path_summary(b->sum, f->name, f->path, &pb);
+	c->pa = &pa;
+	c->pb = &pb;
+	return true;
+}
+
+static bool fs_both(const struct loaded_run *a, const struct loaded_run *b)
+{
+	return recfile_info(a->rec)->features & recfile_info(b->rec)->features &
+	       RUN_F_FS;
 }
 
 static void diff_text(FILE *f, const struct loaded_run *a,
 		      const struct loaded_run *b)
 {
-	char x[32], y[32], d[40], r[32];
-	const char *wa, *wb;
+	char title[40];
+	struct dcol c;
 
 	fprintf(f, "A: %s (kernel %s, %.1f s)\nB: %s (kernel %s, %.1f s)\n",
 		a->path, recfile_info(a->rec)->release, a->secs, b->path,
 		recfile_info(b->rec)->release, b->secs);
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
-		fprintf(f, "\n%-18s %14s %14s %14s %9s\n", path_name(p), "A", "B",
-			"B - A", "change");
-		for (size_t i = 0; i < nr_figure_defs; i++) {
-			const struct figure_def *m = &figure_defs[i];
-			double va = figure_value(m, &a->sum->path[p]);
-			double vb = figure_value(m, &b->sum->path[p]);
-			double rp = rel_pct(va, vb);
-
-			if (!m->diff)
-				continue;
-			if (!both_known(a, b, p, m)) {
-				/* each side's value, or why it has none:
-				 * failed, n/a, absent, unrecorded */
-				wa = run_why(a, p, m);
-				wb = run_why(b, p, m);
-				fprintf(f, "  %-16s %14s %14s %14s %9s\n",
-					m->label,
-					wa ? why_cell(wa) :
-					     metric_fmt(x, sizeof(x), m->unit, va),
-					wb ? why_cell(wb) :
-					     metric_fmt(y, sizeof(y), m->unit, vb),
-					"-", "n/a");
-				continue;
-			}
-			metric_fmt(d + 1, sizeof(d) - 1, m->unit, vb - va);
-			d[0] = vb > va ? '+' : ' ';
-			if (isnan(rp))
-				snprintf(r, sizeof(r), "%s", va == vb ? "0.0%" : "n/a");
-			else
-				snprintf(r, sizeof(r), "%+.1f%%", rp);
-			fprintf(f, "  %-16s %14s %14s %14s %9s\n", m->label,
-				metric_fmt(x, sizeof(x), m->unit, va),
-				metric_fmt(y, sizeof(y), m->unit, vb),
-				d[0] == '+' ? d : d + 1, r);
-		}
+		c = (struct dcol){ NULL, p, &a->sum->path[p], &b->sum->path[p] };
+		col_text(f, a, b, &c, path_name(p));
+	}
+	for (uint32_t i = 0; fs_both(a, b) && fs_col(a, b, i, &c); i++) {
+		snprintf(title, sizeof(title), "%s/%s", fs_label(c.name),
+			 path_name(c.path));
+		col_text(f, a, b, &c, title);
 	}
 	callers_diff_text(f, recfile_info(a->rec), a->sum,
 			  recfile_info(b->rec), b->sum);
@@ -105,25 +187,61 @@ static void run_json(struct json *j, const char *key,
 }
 
 /* each side's value or null, and why, where either side lacks it */
-static void unknown_json(struct json *j, const struct loaded_run *a,
-			 const struct loaded_run *b, unsigned int p,
-			 const struct figure_def *m)
+static void unknown_json(struct json *j, const struct dcol *c,
+			 const struct figure_def *m, const char *wa,
+			 const char *wb)
 {
 	struct json_whys w = { 0 };
 
-	json_double_why(j, &w, "a", figure_value(m, &a->sum->path[p]),
-			why_text(run_why(a, p, m)));
-	json_double_why(j, &w, "b", figure_value(m, &b->sum->path[p]),
-			why_text(run_why(b, p, m)));
+	json_double_why(j, &w, "a", figure_value(m, c->pa), why_text(wa));
+	json_double_why(j, &w, "b", figure_value(m, c->pb), why_text(wb));
 	json_null(j, "abs");
 	json_null(j, "rel_pct");
 	json_whys_close(j, &w);
+}
+
+/* the members of c's object: a change per figure */
+static void col_json(struct json *j, const struct loaded_run *a,
+		     const struct loaded_run *b, const struct dcol *c)
+{
+	const char *wa, *wb;
+
+	for (size_t i = 0; i < nr_figure_defs; i++) {
+		const struct figure_def *m = &figure_defs[i];
+		double va = figure_value(m, c->pa);
+		double vb = figure_value(m, c->pb);
+		double rp = rel_pct(va, vb);
+
+		if (!col_has(c, m))
+			continue;
+		json_obj_open(j, m->diff);
+		if (!both_known(a, b, c, m, &wa, &wb)) {
+			unknown_json(j, c, m, wa, wb);
+			json_obj_close(j);
+			continue;
+		}
+		if (figure_whole(m)) {
+			json_u64(j, "a", (uint64_t)va);
+			json_u64(j, "b", (uint64_t)vb);
+			json_i64(j, "abs", (int64_t)vb - (int64_t)va);
+		} else {
+			json_double(j, "a", va);
+			json_double(j, "b", vb);
+			json_double(j, "abs", vb - va);
+		}
+		if (!isnan(rp))
+			json_double(j, "rel_pct", rp);
+		else
+			json_null(j, "rel_pct");
+		json_obj_close(j);
+	}
 }
 
 static void diff_json(FILE *f, const struct loaded_run *a,
 		      const struct loaded_run *b)
 {
 	struct json j;
+	struct dcol c;
 
 	json_init(&j, f, true);
 	json_obj_open(&j, NULL);
@@ -131,36 +249,26 @@ static void diff_json(FILE *f, const struct loaded_run *a,
 	run_json(&j, "b", b);
 	json_obj_open(&j, "paths");
 	for (unsigned int p = 0; p < NR_PATHS; p++) {
+		c = (struct dcol){ NULL, p, &a->sum->path[p], &b->sum->path[p] };
 		json_obj_open(&j, path_name(p));
-		for (size_t i = 0; i < nr_figure_defs; i++) {
-			const struct figure_def *m = &figure_defs[i];
-			double va = figure_value(m, &a->sum->path[p]);
-			double vb = figure_value(m, &b->sum->path[p]);
-			double rp = rel_pct(va, vb);
-
-			if (!m->diff)
-				continue;
-			json_obj_open(&j, m->diff);
-			if (!both_known(a, b, p, m)) {
-				unknown_json(&j, a, b, p, m);
-			} else if (figure_whole(m)) {
-				json_u64(&j, "a", (uint64_t)va);
-				json_u64(&j, "b", (uint64_t)vb);
-				json_i64(&j, "abs", (int64_t)vb - (int64_t)va);
-			} else {
-				json_double(&j, "a", va);
-				json_double(&j, "b", vb);
-				json_double(&j, "abs", vb - va);
-			}
-			if (both_known(a, b, p, m) && !isnan(rp))
-				json_double(&j, "rel_pct", rp);
-			else if (both_known(a, b, p, m))
-				json_null(&j, "rel_pct");
-			json_obj_close(&j);
-		}
+		col_json(&j, a, b, &c);
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);
+	/* null where either recording was made before the rows */
+	if (!fs_both(a, b))
+		json_null(&j, "filesystems");
+	else
+		json_arr_open(&j, "filesystems");
+	for (uint32_t i = 0; fs_both(a, b) && fs_col(a, b, i, &c); i++) {
+		json_obj_open(&j, NULL);
+		json_str(&j, "fs", fs_label(c.name));
+		json_str(&j, "path", path_name(c.path));
+		col_json(&j, a, b, &c);
+		json_obj_close(&j);
+	}
+	if (fs_both(a, b))
+		json_arr_close(&j);
 	callers_diff_json(&j, recfile_info(a->rec), a->sum,
 			  recfile_info(b->rec), b->sum);
 	json_obj_close(&j);

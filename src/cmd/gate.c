@@ -77,7 +77,9 @@ static void gate_usage(FILE *f)
 "  --baseline FILE...   recordings of the reference kernel\n"
 "  --candidate FILE...  recordings of the kernel under test\n"
 "  --rule RULE          PATH.METRIC OP LIMIT%%, e.g. 'iomap.write.lat.p99 <= +10%%'\n"
-"                       or 'any.bio.size.p50 >= -5%%'; may repeat\n"
+"                       or 'any.bio.size.p50 >= -5%%'; FS:PATH.METRIC judges a\n"
+"                       filesystem type's row ('ext4:bh.bio.count <= +5%%',\n"
+"                       PATH other too, FS - for no file's); may repeat\n"
 "  --rules FILE         rules, one a line, '#' comments\n"
 "  --alpha A            false-alarm rate of the whole job (default 0.05)\n"
 "  --json               one JSON object instead of the table\n"
@@ -102,12 +104,14 @@ static void gate_usage(FILE *f)
 "PATH: bh, iomap, or any (both as one: what comparing a kernel with\n"
 "buffer heads against one without needs). OP: <= (higher is worse) or >=\n"
 "(lower is worse). METRIC (bh.*: figures of the whole run, any. only;\n"
-"all but bh.outside_per_mib need recordings made with --callers):\n");
+"all but bh.outside_per_mib need recordings made with --callers; those\n"
+"marked * a filesystem's row has too):\n");
 	for (size_t i = 0, n = 0; i < nr_figure_defs; i++) {
 		if (!figure_defs[i].name)
 			continue;
-		fprintf(f, "%s%s", n % 4 ? " " : n ? "\n  " : "  ",
-			figure_defs[i].name);
+		fprintf(f, "%s%s%s", n % 4 ? " " : n ? "\n  " : "  ",
+			figure_defs[i].name,
+			figure_per_fs(&figure_defs[i]) ? "*" : "");
 		n++;
 	}
 	fprintf(f,
@@ -340,6 +344,11 @@ static bool run_knows(const struct loaded_run *run, const struct rule *r)
 {
 	const struct run_info *in = recfile_info(run->rec);
 
+	if (r->has_fs && r->path != RULE_ANY)
+		return !fs_why(in, r->path, r->m->fig);
+	if (r->has_fs)
+		return !fs_why(in, PATH_BH, r->m->fig) &&
+		       !fs_why(in, PATH_IOMAP, r->m->fig);
 	if (r->path != RULE_ANY)
 		return figure_known(in, r->path, r->m->fig);
 	return figure_known(in, PATH_BH, r->m->fig) &&
@@ -364,7 +373,11 @@ static const struct path_summary *rule_path(const struct loaded_run *run,
 {
 	static struct path_summary any;
 
-	return gate_run_path(run, r->path, &any);
+	if (r->has_fs)
+		fs_path_summary(run->sum, r->fs,
+				r->path == RULE_ANY ? NR_PATH_ROWS : r->path,
+				&any);
+	return r->has_fs ? &any : gate_run_path(run, r->path, &any);
 }
 
 static double rule_value(const struct loaded_run *run, const struct rule *r)
@@ -408,6 +421,8 @@ static size_t side_idle(const struct side *s, const struct rule *r,
  */
 static void check_idle(struct gate *g)
 {
+	char scope[40];
+
 	for (size_t i = 0; i < g->nr; i++) {
 		struct judged *j = &g->j[i];
 		const char *wa = NULL, *wb = NULL;
@@ -422,7 +437,7 @@ static void check_idle(struct gate *g)
 		j->idle = true;
 		snprintf(j->idle_why, sizeof(j->idle_why),
 			 "%s: %s (baseline %zu of %zu recordings, candidate "
-			 "%zu of %zu)", rule_path_name(j->r->path),
+			 "%zu of %zu)", rule_scope(j->r, scope, sizeof(scope)),
 			 wa ? wa : wb, na, g->base.n, nb, g->cand.n);
 		j->skipped = j->idle_why;
 	}

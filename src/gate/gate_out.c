@@ -187,6 +187,8 @@ void gate_rule_json(struct json *js, const struct rule *r)
 {
 	json_str(js, "rule", r->text);
 	json_str(js, "path", rule_path_name(r->path));
+	if (r->has_fs)
+		json_str(js, "fs", r->fs[0] ? r->fs : "-");
 	json_str(js, "metric", r->m->name);
 	json_str(js, "op", r->worse > 0 ? "<=" : ">=");
 	json_double(js, "limit_pct", r->limit * 100);
@@ -305,8 +307,10 @@ static void junit_case(FILE *f, const struct judged *j)
 {
 	char msg[400];
 
+	char scope[40];
+
 	fprintf(f, "    <testcase classname=\"bhprof.gate.%s\" name=\"",
-		rule_path_name(j->r->path));
+		rule_scope(j->r, scope, sizeof(scope)));
 	markup_esc(f, j->r->text);
 	fputs("\" time=\"0\"", f);
 	if (j->skipped) {

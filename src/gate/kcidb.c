@@ -77,13 +77,14 @@ static void segment(char *dst, size_t len, const char *src)
 }
 
 /*
- * A rule's test path: bhprof.gate.PATH.METRIC.OP_LIMIT, the metric's own
- * dots kept as the tree's ("any.bio.size.p50 >= -5%" is
+ * A rule's test path: bhprof.gate.PATH.METRIC.OP_LIMIT (a filesystem's
+ * rule: bhprof.gate.fs_TYPE.PATH...), the metric's own dots kept as the
+ * tree's ("any.bio.size.p50 >= -5%" is
  * bhprof.gate.any.bio.size.p50.ge_minus5pct).
  */
 static const char *rule_test_path(char *buf, size_t len, const struct rule *r)
 {
-	char limit[32], seg[32];
+	char limit[32], seg[32], fs[BHP_FS_NAME + 8];
 	double pct = fabs(r->limit * 100);
 
 	snprintf(limit, sizeof(limit), "%s%g", r->limit < 0 ? "minus" : "plus",
@@ -93,7 +94,14 @@ static const char *rule_test_path(char *buf, size_t len, const struct rule *r)
 		if (*c == '.')
 			*c = 'p';
 	segment(seg, sizeof(seg), limit);
-	snprintf(buf, len, "bhprof.gate.%s.%s.%s_%spct",
+	/* a filesystem's row: a segment of its own before the path's */
+	fs[0] = 0;
+	if (r->has_fs) {
+		snprintf(fs, sizeof(fs), "fs_%s", r->fs[0] ? r->fs : "-");
+		segment(fs + 3, sizeof(fs) - 3, fs + 3);
+		strcat(fs, ".");
+	}
+	snprintf(buf, len, "bhprof.gate.%s%s.%s.%s_%spct", fs,
 		 rule_path_name(r->path), r->m->name,
 		 r->worse > 0 ? "le" : "ge", seg);
 	return buf;

@@ -23,15 +23,41 @@ static const char *skip_space(const char *s)
 	return s;
 }
 
-static int parse_path(const char **s, unsigned int *path)
+const char *rule_scope(const struct rule *r, char *buf, size_t len)
+{
+	if (!r->has_fs)
+		return rule_path_name(r->path);
+	snprintf(buf, len, "%s:%s", r->fs[0] ? r->fs : "-",
+		 rule_path_name(r->path));
+	return buf;
+}
+
+/* "ext4:" before the path: a filesystem type's name, "-" for none */
+static int parse_fs(const char **s, struct rule *r)
+{
+	size_t n = strspn(*s, "abcdefghijklmnopqrstuvwxyz"
+			      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+
+	if ((*s)[n] != ':')
+		return 0;
+	if (!n || n >= sizeof(r->fs))
+		return -1;
+	r->has_fs = true;
+	if (n != 1 || **s != '-')
+		memcpy(r->fs, *s, n);
+	*s += n + 1;
+	return 0;
+}
+
+static int parse_path(const char **s, unsigned int *path, bool fs)
 {
 	static const struct {
 		const char *name;
 		unsigned int path;
 	} paths[] = { { "bh.", PATH_BH }, { "iomap.", PATH_IOMAP },
-		      { "any.", RULE_ANY } };
+		      { "any.", RULE_ANY }, { "other.", PATH_NONE } };
 
-	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(paths) - !fs; i++) {
 		size_t n = strlen(paths[i].name);
 
 		if (!strncmp(*s, paths[i].name, n)) {
@@ -82,13 +108,25 @@ int rule_parse(const char *s, struct rule *r, char *err, size_t len)
 {
 	const char *p = skip_space(s);
 
+	char scope[40];
+
 	memset(r, 0, sizeof(*r));
-	if (parse_path(&p, &r->path)) {
-		snprintf(err, len, "rule '%.60s': starts with bh., iomap. or any.", s);
+	if (parse_fs(&p, r)) {
+		snprintf(err, len, "rule '%.60s': a filesystem type before ':' is 1 to %d characters", s, BHP_FS_NAME - 1);
+		return -1;
+	}
+	if (parse_path(&p, &r->path, r->has_fs)) {
+		snprintf(err, len, r->has_fs ?
+			 "rule '%.60s': the filesystem type is followed by bh., iomap., other. or any." :
+			 "rule '%.60s': starts with bh., iomap. or any. (or FS: and one)", s);
 		return -1;
 	}
 	if (parse_metric(&p, &r->m)) {
 		snprintf(err, len, "rule '%.60s': unknown metric (bhprof gate --help lists them)", s);
+		return -1;
+	}
+	if (r->has_fs && !figure_per_fs(r->m)) {
+		snprintf(err, len, "rule '%.60s': a filesystem's row has no %s (its figures are counts, bytes and rates of them)", s, r->m->name);
 		return -1;
 	}
 	if (figure_any_only(r->m) && r->path != RULE_ANY) {
@@ -109,8 +147,8 @@ int rule_parse(const char *s, struct rule *r, char *err, size_t len)
 		return -1;
 	}
 	snprintf(r->text, sizeof(r->text), "%s.%s %s %+g%%",
-		 rule_path_name(r->path), r->m->name, r->worse > 0 ? "<=" : ">=",
-		 r->limit * 100);
+		 rule_scope(r, scope, sizeof(scope)), r->m->name,
+		 r->worse > 0 ? "<=" : ">=", r->limit * 100);
 	return 0;
 }
 

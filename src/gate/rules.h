@@ -2,7 +2,10 @@
 /*
  * Gate rules: "PATH.METRIC OP LIMIT%", e.g. "iomap.write.lat.p99 <= +10%":
  * the candidate may be at most 10% above the baseline. PATH is bh, iomap
- * or any (both paths as one).
+ * or any (both paths as one). "FS:PATH.METRIC" judges a filesystem
+ * type's row on the path ("ext4:bh.bio.count <= +5%"; PATH may be other
+ * there, any is the type's rows as one, FS "-" the row of no file),
+ * with the figures such a row has.
  */
 #ifndef BHPROF_RULES_H
 #define BHPROF_RULES_H
@@ -15,7 +18,10 @@
 
 struct rule {
 	char text[96];		/* as written, tidied */
-	unsigned int path;	/* PATH_BH, PATH_IOMAP or RULE_ANY */
+	unsigned int path;	/* PATH_BH, PATH_IOMAP or RULE_ANY (and
+				 * PATH_NONE with fs) */
+	bool has_fs;		/* judges the row of filesystem type fs */
+	char fs[BHP_FS_NAME];	/* "" for no file's */
 	const struct figure_def *m;
 	int worse;		/* +1: "<=", higher is worse; -1: ">=" */
 	double limit;		/* a fraction: +10% is 0.10 */
@@ -34,5 +40,7 @@ int rules_read(const char *path, struct rule *rules, size_t *n, char *err,
 	       size_t len);
 
 const char *rule_path_name(unsigned int path);
+/* what a rule judges: "bh", or "ext4:bh" for a filesystem's row */
+const char *rule_scope(const struct rule *r, char *buf, size_t len);
 
 #endif /* BHPROF_RULES_H */

@@ -95,6 +95,36 @@ TEST(rule_parse_good)
 	CHECK(r.path == PATH_BH && NEAR(r.limit, 0));
 }
 
+/* a filesystem's row: its type before the path, its figures alone */
+TEST(rule_parse_filesystem)
+{
+	char err[200], scope[40];
+	struct rule r;
+
+	CHECK(!rule_parse("ext4:bh.bio.count <= +5%", &r, err, sizeof(err)));
+	CHECK(r.has_fs && !strcmp(r.fs, "ext4") && r.path == PATH_BH);
+	CHECK(!strcmp(r.text, "ext4:bh.bio.count <= +5%"));
+	CHECK(!strcmp(rule_scope(&r, scope, sizeof(scope)), "ext4:bh"));
+	CHECK(!rule_parse("fuse:other.write.bytes >= -1%", &r, err,
+			  sizeof(err)));
+	CHECK(r.path == PATH_NONE && !strcmp(r.fs, "fuse"));
+	CHECK(!rule_parse("-:other.bh_alloc <= +0%", &r, err, sizeof(err)));
+	CHECK(r.has_fs && !r.fs[0] && !strcmp(r.text, "-:other.bh_alloc <= +0%"));
+	CHECK(!rule_parse("xfs:any.bios_per_mib <= +5%", &r, err, sizeof(err)));
+	CHECK(r.path == RULE_ANY);
+	/* no distributions in a filesystem's row */
+	CHECK(rule_parse("ext4:bh.write.lat.p99 <= +10%", &r, err,
+			 sizeof(err)) == -1);
+	CHECK(strstr(err, "no write.lat.p99") != NULL);
+	/* other. is a filesystem's path only; a name has a length */
+	CHECK(rule_parse("other.bio.count <= +5%", &r, err, sizeof(err)) == -1);
+	CHECK(rule_parse(":bh.bio.count <= +5%", &r, err, sizeof(err)) == -1);
+	CHECK(rule_parse("averyveryverylongname:bh.bio.count <= +5%", &r, err,
+			 sizeof(err)) == -1);
+	CHECK(!rule_parse("bh.write.calls >= -5%", &r, err, sizeof(err)));
+	CHECK(!r.has_fs);
+}
+
 /* the whole run's buffer_head figures: any. only */
 TEST(rule_parse_callers_metrics_any_only)
 {
