@@ -13,6 +13,7 @@
 #include "output/callers_out.h"
 #include "commands.h"
 #include "model/devices.h"
+#include "model/fsrows.h"
 #include "util/outfile.h"
 #include "output/output.h"
 #include "recfile/recfile.h"
@@ -170,7 +171,7 @@ static int rec_finish(struct top *tp)
 
 /* a plain block's row: path, calls/s, MiB/s, write p99, bios/s, mean bio,
  * bh/s */
-#define PLAIN_ROW "%-6s %10s %9s %11s %9s %10s %9s\n"
+#define PLAIN_ROW "%-13s %10s %9s %11s %9s %10s %9s\n"
 
 /* a last interval shorter than this is a rounding of the stop, not data */
 #define PLAIN_MIN_LAST_NS 10000000ull
@@ -235,6 +236,43 @@ static void plain_other(const struct run_info *in, const struct summary *s)
 	       "-");
 }
 
+/*
+ * A row per filesystem type and path that saw a write call, a bio or a
+ * buffer_head this interval, under the paths': "ext4/bh". Its counts
+ * alone, as the other group's, where its path's run knows them.
+ */
+static void plain_fs(const struct run_info *in, const struct summary *s)
+{
+	static struct path_summary p;
+	char name[40], calls[32], mbps[32], bios[32], mean[32], bh[32];
+
+	if (!(in->features & RUN_F_FS))
+		return;
+	for (uint32_t i = 0; i < s->nr_fs; i++) {
+		const struct fs_summary *f = &s->fs[i];
+		bool w = !fs_why(in, f->path, FIG_WRITE);
+		bool b = !fs_why(in, f->path, FIG_PATH_BIOS);
+
+		fs_path_summary(s, f->name, f->path, &p);
+		if (path_idle(&p))
+			continue;
+		snprintf(name, sizeof(name), "  %s/%s", fs_label(f->name),
+			 path_name(f->path));
+		snprintf(mbps, sizeof(mbps), w ? "%.1f" : "n/a", p.write_mbps);
+		if (b && p.mean_bio > 0)
+			fmt_bytes(mean, sizeof(mean), p.mean_bio);
+		else
+			snprintf(mean, sizeof(mean), b ? "-" : "n/a");
+		printf(PLAIN_ROW, name,
+		       w ? tui_fmt_num(calls, sizeof(calls), p.write_calls_ps) :
+			   "n/a", mbps, "-",
+		       b ? tui_fmt_num(bios, sizeof(bios), p.bios_ps) : "n/a",
+		       mean,
+		       fs_why(in, f->path, FIG_BH) ? "n/a" :
+			   tui_fmt_num(bh, sizeof(bh), p.bh_alloc_ps));
+	}
+}
+
 /* --callers: the interval's net, the peak, its top caller and owner */
 static void plain_callers(const struct run_info *in, const struct summary *s)
 {
@@ -269,6 +307,7 @@ static void plain_block(const struct top *tp, const struct summary *s)
 	for (unsigned int p = 0; p < NR_PATHS; p++)
 		plain_row(&tp->st.info, p, &s->path[p]);
 	plain_other(&tp->st.info, s);
+	plain_fs(&tp->st.info, s);
 	if (s->glob.ctx_lost)
 		printf("lost: %llu events not attributed\n",
 		       (unsigned long long)s->glob.ctx_lost);

@@ -17,7 +17,9 @@
 #define TUI_MIN_INTERVAL 0.1
 #define TUI_MAX_INTERVAL 60.0
 
-enum tui_view { VIEW_LAT, VIEW_BIO, VIEW_BH, VIEW_READ, VIEW_CALLERS, NR_VIEWS };
+enum tui_view {
+	VIEW_LAT, VIEW_BIO, VIEW_BH, VIEW_READ, VIEW_CALLERS, VIEW_FS, NR_VIEWS
+};
 
 /* what a key asks of the loop in top.c */
 enum tui_req {
@@ -107,6 +109,9 @@ int tui_dev_rows(const struct tui *t);
 /* tui_callers.c: the callers view (--callers), which only a run with
  * --callers has: without, Tab passes it by and the tab bar leaves it out */
 bool tui_view_on(const struct tui *t, enum tui_view v);
+/* tui_fs.c: the filesystems view, per filesystem type and path */
+void tui_view_fs(const struct tui *t, const struct tui_layout *l, int y,
+		 int rows);
 void tui_view_callers(const struct tui *t, const struct tui_layout *l, int y,
 		      int rows);
 void tui_draw_devs(const struct tui *t, const struct tui_layout *l, int y,

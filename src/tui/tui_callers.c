@@ -12,6 +12,8 @@
 
 bool tui_view_on(const struct tui *t, enum tui_view v)
 {
+	if (v == VIEW_FS)
+		return t->info->features & RUN_F_FS;
 	return v != VIEW_CALLERS || callers_known(t->info);
 }
 

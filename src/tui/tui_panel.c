@@ -473,6 +473,7 @@ static const char *const view_names[NR_VIEWS] = {
 	[VIEW_BH] = "buffer_heads",
 	[VIEW_READ] = "reads",
 	[VIEW_CALLERS] = "callers",
+	[VIEW_FS] = "fs",
 };
 
 /* the rule that heads the panel doubles as its tab bar */
@@ -521,6 +522,9 @@ void tui_draw_panel(const struct tui *t, const struct tui_layout *l, int y,
 		break;
 	case VIEW_CALLERS:
 		tui_view_callers(t, l, y + 1, rows - 1);
+		break;
+	case VIEW_FS:
+		tui_view_fs(t, l, y + 1, rows - 1);
 		break;
 	default:
 		view_bh(t, l, y + 1, rows - 1);

@@ -243,6 +243,10 @@ check "tab: buffer_head view" wait_for main 3 '^ per MiB written '
 T send-keys -t main Tab
 check "tab: read view" wait_for main 3 '^ read MiB/s '
 T send-keys -t main Tab
+# the filesystems view: the XFS file's row on iomap, the raw device's on bh
+check "tab: filesystems view" wait_for main 3 '^ xfs/iomap +[0-9]'
+check "tab: filesystems view, the raw device" shows main '^ bdev/bh +[0-9]'
+T send-keys -t main Tab
 check "tab: back to the latency view" \
 	wait_for main 3 '^ +[0-9]+( (ns|us|ms|s))?-[0-9]+ (ns|us|ms|s)  '
 
