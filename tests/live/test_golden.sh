@@ -12,7 +12,9 @@
 # The recordings are real: host-callers.bhp from this kind of machine
 # (tracepoint mode, --callers, ext4 and XFS on loop devices, written,
 # synced, read back), host-dio.bhp (ext4: O_DIRECT writes and reads
-# beside buffered ones, the rows only O_DIRECT shows); vm-6.12-{bh,nobh}-N.bhp from make gate-demo's
+# beside buffered ones, the rows only O_DIRECT shows), host-fs-{1,2}.bhp
+# (the filesystems' rows: ext4 and XFS on loop devices, tmpfs, O_DIRECT
+# to a block device; 2 MiB then 4 MiB a file); vm-6.12-{bh,nobh}-N.bhp from make gate-demo's
 # guests (fentry mode, 6.12 with and without buffer heads).
 # Needs no root: it reads files only.
 . "$(dirname "$0")/lib.sh"
@@ -56,7 +58,7 @@ golden() {
 	fi
 }
 
-for r in host-callers host-dio host-other vm-6.12-bh-1 vm-6.12-nobh-1; do
+for r in host-callers host-dio host-other host-fs-1 vm-6.12-bh-1 vm-6.12-nobh-1; do
 	golden "report.$r.txt" 0 report "$r.bhp"
 	golden "report.$r.json" 0 report --json "$r.bhp"
 	golden "report.$r.csv" 0 report --csv "$r.bhp"
@@ -67,6 +69,8 @@ golden report.host-callers.folded 0 report --folded "$WORK/report.host-callers.f
 golden diff.bh-nobh.txt 0 diff vm-6.12-bh-1.bhp vm-6.12-nobh-1.bhp
 golden diff.bh-nobh.json 0 diff --json vm-6.12-bh-1.bhp vm-6.12-nobh-1.bhp
 golden diff.host-bh.txt 0 diff host-callers.bhp vm-6.12-bh-1.bhp
+golden diff.host-fs.txt 0 diff host-fs-1.bhp host-fs-2.bhp
+golden diff.host-fs.json 0 diff --json host-fs-1.bhp host-fs-2.bhp
 
 # the gate demo's rules: nobh against bh passes, bh against nobh regresses
 rules=(--rule 'any.bio.size.p50 >= -5%' --rule 'any.bios_per_mib <= +5%'
