@@ -190,6 +190,13 @@ def pathof($w):
   else "other" end;
 # the units a write was cut into: the blocks of its device or filesystem
 # (buffer_heads) and the pages of its page cache (writeback)
+# the filesystem a writer wrote through, as the kernel names it: its
+# mount'"'"'s type in /proc/mounts, a block device'"'"'s own page cache "bdev"
+def fsof($w):
+  if $w.blockdev then "bdev"
+  else ([ $mounts | to_entries[] | select(.key as $m | $w.path | startswith($m + "/")) ] |
+        max_by(.key | length) | .value) // "?" end;
+def fsum($rows; f): [ $rows[] | f // 0 ] | add // 0;
 def units($w; $u): (((($w.offset + $w.bytes) + $u - 1) / $u | floor) - (($w.offset / $u) | floor));
 def blocks($w): units($w; $w.bsize // 4096);
 def pages($w): units($w; $pgsz);
@@ -339,6 +346,43 @@ $r + { checks: (
          chk("other writeback"; ($o.writeback.calls >= 1 and $o.writeback.pages >= 1);
              "\($o.writeback.calls) calls, \($o.writeback.pages) pages (folios) for \($bw | map(.pages) | add // 0) pages written")
        end) ]
+  # per filesystem: each writer'"'"'s write calls and bytes whole in the
+  # row of its filesystem (by /proc/mounts) on its path, and its bios
+  + [ select($s.filesystems | type == "array") | $s.filesystems as $fr |
+      $ws | map(select(op == "write") | . + {fs: fsof(.)}) | group_by([.fs, .p])[] |
+      .[0].fs as $fs | .[0].p as $p | . as $g |
+      ($fr | map(select(.fs == $fs and .path == $p)) | .[0] // {}) as $row |
+      ($g | map(select(.direct | not))) as $b | ($g | map(select(.direct))) as $o |
+      chk("fs \($fs)/\($p) write calls";
+          ($row.write.calls == ($b | map(.calls) | add // 0) and
+           $row.write.bytes == ($b | map(.bytes) | add // 0) and
+           $row.direct.calls == ($o | map(.calls) | add // 0) and
+           $row.direct.bytes == ($o | map(.bytes) | add // 0));
+          "row \($fs)/\($p): \($row.write.calls) calls \($row.write.bytes) B, direct \($row.direct.calls) \($row.direct.bytes) B; wrote \($b | map(.calls) | add // 0) calls \($b | map(.bytes) | add // 0) B, direct \($o | map(.calls) | add // 0) \($o | map(.bytes) | add // 0) B; rows \($fr | map("\(.fs)/\(.path)") | join(" "))"),
+      chk("fs \($fs)/\($p) bios"; ($row.bio.bytes // 0) >= ($g | map(.bytes) | add);
+          "\($row.bio.count) bios \($row.bio.bytes) B >= \($g | map(.bytes) | add) B written") ]
+  # ... and the rows of a path add up to the path, the rows of all to
+  # every bio and buffer_head
+  + [ select($s.filesystems | type == "array") | $s.filesystems as $fr |
+      ("bh", "iomap", "other") as $p | ($fr | map(select(.path == $p))) as $rows |
+      (if $p == "other" then ($s.other // {}) | { write, direct: .dio, bio, writeback }
+       else $s.paths[$p] end) as $g |
+      chk("fs rows of \($p) add up";
+          (fsum($rows; .write.calls) == ($g.write.calls // 0) and
+           fsum($rows; .write.bytes) == ($g.write.bytes // 0) and
+           fsum($rows; .direct.calls) == ($g.direct.calls // 0) and
+           fsum($rows; .direct.bytes) == ($g.direct.bytes // 0) and
+           fsum($rows; .bio.count) == ($g.bio.count // 0) and
+           fsum($rows; .bio.bytes) == ($g.bio.bytes // 0) and
+           ($g.writeback.pages == null or fsum($rows; .writeback.pages) == $g.writeback.pages) and
+           ($g.writeback.calls == null or fsum($rows; .writeback.calls) == $g.writeback.calls) and
+           ($p == "other" or fsum($rows; .bh_alloc) == $g.bh_alloc));
+          "rows \($rows | map("\(.fs)=\(.write.calls)c/\(.bio.count)b/\(.writeback.pages)p/\(.bh_alloc)bh") | join(" ")); path \($g.write.calls)c/\($g.bio.count)b/\($g.writeback.pages)p/\($g.bh_alloc)bh") ]
+  + [ select($s.filesystems | type == "array" and $s.bio_total != null) | $s.filesystems as $fr |
+      chk("fs rows: every bio and buffer_head";
+          (fsum($fr; .bio.count) == $s.bio_total.count and fsum($fr; .bio.bytes) == $s.bio_total.bytes and
+           fsum($fr; .bh_alloc) == $s.bh_alloc_total);
+          "rows \(fsum($fr; .bio.count)) bios \(fsum($fr; .bio.bytes)) B \(fsum($fr; .bh_alloc)) bh; all \($s.bio_total.count) bios \($s.bio_total.bytes) B \($s.bh_alloc_total) bh") ]
   # ... and the bios of the three groups are every bio (each device'"'"'s
   # against diskstats above)
   + [ select($s.other != null and $s.bio_total != null) |
@@ -573,6 +617,11 @@ for mode in $VM_MODES; do
 		[ -f "$d/bio-trace.txt" ] && pref=$(pass_json "$d/bio-trace.txt")
 		kprobes='{}'
 		[ -f "$d/kprobe-profile.txt" ] && kprobes=$(kp_json "$d/kprobe-profile.txt")
+		# mount point -> the type /proc/mounts names (s_type->name)
+		mounts='{}'
+		[ -f "$d/mounts.txt" ] && mounts=$(awk 'BEGIN { printf "{"; sep = "" }
+			{ printf "%s\"%s\":\"%s\"", sep, $2, $3; sep = "," }
+			END { print "}" }' "$d/mounts.txt")
 		# bhprof's own warning of runs the kernel skipped
 		skipped=$(sed -n 's/.*the kernel skipped \([0-9]*\) runs.*/\1/p' \
 			"$d/stat.err" 2>/dev/null | tail -n 1)
@@ -582,6 +631,7 @@ for mode in $VM_MODES; do
 			--argjson bh "$K_BH" --arg bhwb "$K_BH_WB" --argjson stat "$stat" \
 			--argjson folio_wb "$folio_wb" --argjson pgsz "$K_PAGE_SIZE" \
 			--argjson writers "$writers" --argjson dsb "$dsb" \
+			--argjson mounts "$mounts" \
 			--argjson dsa "$dsa" "$RUN_JQ" > "$d/check.json" ||
 			{ record FAIL "$mode" "$s" ran "check failed to evaluate"; continue; }
 		jq -r '.mode as $m | .scenario as $s | .checks[] |

@@ -367,6 +367,8 @@ for mode in $VM_MODES; do
 		mkdir -p $d
 		fresh_for $s
 		quiesce
+		# the kernel's own names of the filesystems written to
+		cat /proc/mounts > $d/mounts.txt
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		V=""
 		[ "$VM_VERBOSE" = 1 ] && V=-v
