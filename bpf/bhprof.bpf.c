@@ -37,6 +37,12 @@ const volatile bool gpw_takes_file = false;
 const volatile __u32 page_shift = 12;
 const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 const volatile bool iomap_read_ctx = false;	/* 7.2 iomap_read_folio(ops, ctx) */
+/* BPF_ATOMIC's fetching operations (5.12, "bpf: Add BPF_FETCH field /
+ * create atomic_fetch_add instruction" and its cmpxchg): without them a
+ * thread keeps its entry in the threads hash alone, and --callers's net
+ * count is added then read. The verifier never visits the branch the
+ * constant rules out, so 5.10 loads the object */
+const volatile bool bpf_atomics = true;
 /* dev_slots in use, less one (tests narrow it to make rows share one) */
 const volatile __u32 dev_slot_mask = DEV_SLOTS - 1;
 

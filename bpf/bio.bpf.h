@@ -202,8 +202,26 @@ static __always_inline void bio_account(struct bio_vec *bv, __u32 dev,
 			   read * (HIST_READ_BIO_SIZE - HIST_BIO_SIZE), size);
 }
 
-SEC("?tp_btf/block_bio_queue")
-int BPF_PROG(tp_bio_queue, struct bio *bio)
+/* the bio's device before 5.12 ("block: add a bi_bdev field to struct
+ * bio"): its disk and partition number */
+struct bio___disk {
+	struct gendisk *bi_disk;
+	__u8 bi_partno;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 bio_dev_t(struct bio *bio)
+{
+	struct bio___disk *old = (void *)bio;
+	struct gendisk *d;
+
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return bio->bi_bdev->bd_dev;
+	d = old->bi_disk;
+	return KDEV_MKDEV((__u32)d->major,
+			  (__u32)d->first_minor + old->bi_partno);
+}
+
+static __always_inline int bio_queued(struct bio *bio)
 {
 	__u32 dev, size, op;
 
@@ -216,7 +234,7 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	size = bio->bi_iter.bi_size;
 	if (!size)
 		return 0;
-	dev = bio->bi_bdev->bd_dev;
+	dev = bio_dev_t(bio);
 	if (!dev_ok(dev))
 		return 0;
 	/* loaded once, here: each pointer loaded off the trusted bio costs
@@ -224,6 +242,20 @@ int BPF_PROG(tp_bio_queue, struct bio *bio)
 	 * BTF, about 2 ms, in every state that reaches the load */
 	bio_account(bio->bi_io_vec, dev, size, op == REQ_OP_READ);
 	return 0;
+}
+
+SEC("?tp_btf/block_bio_queue")
+int BPF_PROG(tp_bio_queue, struct bio *bio)
+{
+	return bio_queued(bio);
+}
+
+/* the event's arguments before 5.11 ("block: remove the request_queue
+ * argument to the block_bio_queue tracepoint"): the queue first */
+SEC("?tp_btf/block_bio_queue")
+int BPF_PROG(tp_bio_queue_q, struct request_queue *q, struct bio *bio)
+{
+	return bio_queued(bio);
 }
 
 #endif /* BHPROF_BIO_BPF_H */

@@ -58,7 +58,14 @@ static __always_inline __u32 callers_where(__u64 id)
 
 static __always_inline void net_add(__s64 d)
 {
-	__s64 now = __sync_add_and_fetch(&bh_net, d);
+	__s64 now;
+
+	if (bpf_atomics) {
+		now = __sync_add_and_fetch(&bh_net, d);
+	} else {
+		__sync_fetch_and_add(&bh_net, d);	/* BPF_XADD */
+		now = bh_net;
+	}
 
 	/* racy between CPUs, by at most the allocations in flight */
 	if (d > 0 && now > bh_net_peak)
@@ -204,6 +211,17 @@ int BPF_PROG(tp_bh_free, unsigned long call_site, const void *ptr,
 	if (!bh_site(call_site, s, bh_free_lo, bh_free_hi))
 		return 0;
 	bh_free_hit();
+	return 0;
+}
+
+/* the event's two arguments before it named the cache (5.12, "mm,
+ * tracing: record slab name for kmem_cache_free()"): the call site
+ * alone tells a buffer_head */
+SEC("?tp_btf/kmem_cache_free")
+int BPF_PROG(tp_bh_free2, unsigned long call_site, const void *ptr)
+{
+	if (bh_free_hi && call_site >= bh_free_lo && call_site < bh_free_hi)
+		bh_free_hit();
 	return 0;
 }
 

@@ -166,13 +166,35 @@ extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
  * cast as a struct kiocb, whose first member has been the struct file *
  * ki_filp in every kernel, and loaded plainly too.
  */
+/* bpf_get_current_task_btf() (5.11, "bpf: Add a BPF helper for getting
+ * the task_struct pointer" of BTF type): before it, the walk is probe
+ * reads off the untyped task, and the typed twins are never loaded */
+const volatile bool task_btf = true;
+
+static __always_inline struct file *fd_to_file_old(unsigned long fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file *file = NULL;
+
+	if (fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	bpf_probe_read_kernel(&file, sizeof(file),
+			      BPF_CORE_READ(fdt, fd) + fd);
+	return file;
+}
+
 static __always_inline struct file *fd_to_file_t(unsigned long fd,
 						 bool typed)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = task->files->fdt;
+	struct task_struct *task;
+	struct fdtable *fdt;
 	struct file *file = NULL;
 
+	if (!task_btf)
+		return fd_to_file_old(fd);
+	task = bpf_get_current_task_btf();
+	fdt = task->files->fdt;
 	if (fd >= fdt->max_fds)
 		return NULL;
 	if (typed && bpf_core_field_offset(struct kiocb, ki_filp) == 0)
@@ -213,8 +235,13 @@ static __always_inline long syscall_nr(struct pt_regs *regs)
 
 static __always_inline bool in_compat_syscall(struct pt_regs *regs)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task;
 
+	if (!task_btf) {
+		task = (void *)bpf_get_current_task();
+		return BPF_CORE_READ(task, thread_info.status) & BHP_TS_COMPAT;
+	}
+	task = bpf_get_current_task_btf();
 	return task->thread_info.status & BHP_TS_COMPAT;
 }
 #elif defined(__TARGET_ARCH_arm64)

@@ -129,7 +129,8 @@ static __always_inline struct bhp_thread *thread_get(__u64 id)
 		return t;
 	/* a free slot: whoever swaps its id in first holds it (a slot is
 	 * left with every context closed) */
-	if (s && !s->owner && !__sync_val_compare_and_swap(&s->owner, 0, id))
+	if (bpf_atomics && s && !s->owner &&
+	    !__sync_val_compare_and_swap(&s->owner, 0, id))
 		return &s->t;
 	t = bpf_map_lookup_elem(&thread_zero, &zero);
 	if (!t)
@@ -406,19 +407,41 @@ static __always_inline struct file *gpw_file(void *arg0)
 }
 
 /*
+ * A trampoline's context: the function's arguments, then (fexit) its
+ * return value. bpf_get_func_arg() and bpf_get_func_ret() (5.17, "bpf:
+ * Add get_func_[arg|ret|arg_cnt] helpers") read them whatever the
+ * function's arity; before them the slots are probe-read, the return
+ * value's at the arity userspace found in BTF (nargs). A plain load of
+ * a slot would be typed, and past the last argument refused.
+ */
+const volatile bool func_arg_helper = true;
+
+#define FUNC_ARG(ctx, i, v)                                                \
+	(func_arg_helper ?                                                 \
+		 bpf_get_func_arg(ctx, i, v) :                             \
+		 bpf_probe_read_kernel(v, sizeof(__u64), (__u64 *)(ctx) + (i)))
+#define FUNC_RET(ctx, v, nargs)                                            \
+	(func_arg_helper ?                                                 \
+		 bpf_get_func_ret(ctx, v) :                                \
+		 bpf_probe_read_kernel(v, sizeof(__u64),                   \
+				       (__u64 *)(ctx) + (nargs)))
+
+/*
  * fentry/fexit and kprobe/kretprobe of one function, sharing handlers:
  * enter(arg0, arg1) on entry, leave(ret) on return. fentry reads its
- * arguments with bpf_get_func_arg(), which is safe whatever the function's
+ * arguments as FUNC_ARG() does, which is safe whatever the function's
  * arity (iomap_writepages() lost its second argument in 6.18), where a
  * typed BPF_PROG() reading past the last argument would fail to load.
+ * fx_nargs_NAME is the function's arity, for kernels before the helpers.
  */
 #define ENTRY_EXIT_PROBE(name, func, enter, leave)                         \
+	const volatile __u32 fx_nargs_##name = 0;                          \
 	SEC("?fentry/" #func)                                              \
 	int BPF_PROG(fe_##name)                                            \
 	{                                                                  \
 		__u64 a0 = 0, a1 = 0;                                      \
-		bpf_get_func_arg(ctx, 0, &a0);                             \
-		bpf_get_func_arg(ctx, 1, &a1);                             \
+		FUNC_ARG(ctx, 0, &a0);                                     \
+		FUNC_ARG(ctx, 1, &a1);                                     \
 		enter((void *)a0, (void *)a1);                             \
 		return 0;                                                  \
 	}                                                                  \
@@ -426,7 +449,7 @@ static __always_inline struct file *gpw_file(void *arg0)
 	int BPF_PROG(fx_##name)                                            \
 	{                                                                  \
 		__u64 ret = 0;                                             \
-		bpf_get_func_ret(ctx, &ret);                               \
+		FUNC_RET(ctx, &ret, fx_nargs_##name);                      \
 		leave((long)ret);                                          \
 		return 0;                                                  \
 	}                                                                  \

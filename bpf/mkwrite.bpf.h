@@ -95,8 +95,8 @@ int BPF_PROG(fe_dwf)
 {
 	__u64 iocb = 0, buffered = 0;
 
-	bpf_get_func_arg(ctx, 0, &iocb);
-	bpf_get_func_arg(ctx, 3, &buffered);
+	FUNC_ARG(ctx, 0, &iocb);
+	FUNC_ARG(ctx, 3, &buffered);
 	dwf_hit((struct kiocb *)iocb, (long)buffered);
 	return 0;
 }

@@ -203,6 +203,24 @@ int BPF_PROG(tp_read_folio_added, struct folio *folio)
 	return 0;
 }
 
+/* the same before 5.16, whose event hands a page ("mm/filemap: Add
+ * filemap_add_folio()" moved it to folios) */
+SEC("?tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(tp_read_page_added, struct page *page)
+{
+	struct bhp_ctx *c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
+	struct bhp_path_stats *ps;
+	__u32 dev = 0, path;
+
+	if (!c || c->src != SRC_SYSCALL_READ)
+		return 0;
+	path = inode_path_t(page->mapping->host, &dev, true);
+	ps = path < NR_PATHS && dev_ok(dev) ? pstats(path) : NULL;
+	if (ps)
+		ps->read_pages++;
+	return 0;
+}
+
 /*
  * Read calls of the iomap path, in tracepoint mode: iomap_read_folio()
  * and iomap_readahead() each fire one event per call. Their pages stay

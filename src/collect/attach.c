@@ -98,12 +98,12 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 						  s->progs.tp_bh_alloc);
 		break;
 	case BHP_GROUP_BIO:
-		err = attach_prog(p, s->progs.tp_bio_queue);
+		err = attach_prog(p, tp_bio_prog(p, s));
 		break;
 	case BHP_GROUP_READ:
 		err = attach_sys(p, s->progs.tp_read_enter,
 				 s->progs.tp_read_exit, s, g);
-		err = err ?: attach_prog(p, s->progs.tp_read_folio_added);
+		err = err ?: attach_prog(p, tp_read_added_prog(p, s));
 		if (!err)
 			attach_iomap_reads(p, s);
 		break;
@@ -141,16 +141,17 @@ static int attach_functions(struct attach_plan *p, struct bhprof_bpf *s,
 
 	for (int id = 0; id < NR_PROBES; id++) {
 		struct progs pr = probe_progs(p, s, id);
-		struct bpf_program *entry = m == MODE_FENTRY ? pr.fe : pr.kp;
-		struct bpf_program *ret = m == MODE_FENTRY ? pr.fx : pr.kr;
+		enum attach_mode pm = m == MODE_FENTRY ? probe_mode(p, id) : m;
+		struct bpf_program *entry = pm == MODE_FENTRY ? pr.fe : pr.kp;
+		struct bpf_program *ret = pm == MODE_FENTRY ? pr.fx : pr.kr;
 		size_t n;
 		int err;
 
 		if (probe_group_of(id) != g || p->absent[id])
 			continue;
-		err = link_add(p, attach_one(entry, m, false, p->ksym[id]));
+		err = link_add(p, attach_one(entry, pm, false, p->ksym[id]));
 		if (!err && ret)
-			err = link_add(p, attach_one(ret, m, true, p->ksym[id]));
+			err = link_add(p, attach_one(ret, pm, true, p->ksym[id]));
 		if (!err)
 			continue;
 		n = strnlen(p->pwhy[id], sizeof(p->pwhy[id]));
@@ -316,7 +317,7 @@ static void attach_callers(struct attach_plan *p, struct bhprof_bpf *s,
 		if (m == MODE_FENTRY || m == MODE_KPROBE)
 			err = callers_attach_funcs(p, s, m);
 		else if (m == MODE_TRACEPOINT)
-			err = attach_prog(p, s->progs.tp_bh_free);
+			err = attach_prog(p, tp_bh_free_prog(p, s));
 		if (err)
 			links_truncate(p, mark);
 		if (!err && m == MODE_TRACEPOINT)

@@ -41,10 +41,21 @@ struct attach_plan {
 	bool kernel_has_bh;
 	bool gpw_takes_file;
 	bool iomap_tp_new;		/* iomap_writeback_folio (6.18+) */
+	bool bio_tp_q;			/* block_bio_queue(q, bio): to 5.10 */
+	bool bh_free_tp2;		/* kmem_cache_free(site, ptr): to 5.11 */
+	bool read_tp_page;		/* mm_filemap_add_to_page_cache(page) */
 	bool typed;			/* bpf_rdonly_cast (6.2+): the
 					 * programs' typed twins load */
 	bool head_is_mask;		/* 7.2 compound_info as a mask */
 	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
+	bool bpf_atomics;		/* 5.12 BPF_ATOMIC: cmpxchg, fetch */
+	bool func_arg_helper;		/* 5.17 bpf_get_func_arg/_ret */
+	bool task_btf;			/* 5.11 bpf_get_current_task_btf */
+	uint32_t nargs[NR_PROBES];	/* each function's arity, by BTF */
+	uint32_t own_nargs[2];		/* ... of the --callers owners' */
+	/* a function of a module without BTF (before 5.11) in a group on
+	 * fentry: on kprobes alone, the rest of its group on fentry */
+	bool kp_alone[NR_PROBES];
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	bool read_tp_iomap;		/* iomap_readpage, iomap_readahead */
 	uint64_t bh_cs_lo, bh_cs_hi;

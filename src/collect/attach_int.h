@@ -20,14 +20,16 @@
 /* one function's programs in the flavours that take functions */
 struct progs {
 	struct bpf_program *fe, *fx, *kp, *kr;
+	/* fx's function's arity, for kernels without bpf_get_func_ret() */
+	__u32 *fx_nargs;
 };
 
 #define FLAVOURS(s, n) \
 	((struct progs){ s->progs.fe_##n, s->progs.fx_##n, s->progs.kp_##n, \
-			 s->progs.kr_##n })
+			 s->progs.kr_##n, (__u32 *)&s->rodata->fx_nargs_##n })
 /* ... of a function counted on entry alone */
 #define ENTRY_FLAVOURS(s, n) \
-	((struct progs){ s->progs.fe_##n, NULL, s->progs.kp_##n, NULL })
+	((struct progs){ s->progs.fe_##n, NULL, s->progs.kp_##n, NULL, NULL })
 
 /* A group on tracepoints whatever the mode, which --attach MODE does
  * not ask for: refused, it is lost alone, as under auto. (bio is too,
@@ -58,11 +60,24 @@ static inline void pwhy_add(struct attach_plan *p, int id, const char *what,
 struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
 			 enum probe_id id);
 bool group_present(const struct attach_plan *p, enum bhp_group g);
+/* the flavour probe id runs in: its group's, or kprobes for a module
+ * function fentry cannot reach (kp_alone) */
+enum attach_mode probe_mode(const struct attach_plan *p, enum probe_id id);
+/* the arity of a function of vmlinux or of its module, by BTF; 0 if
+ * BTF does not know it */
+uint32_t kbtf_func_nargs(struct kbtf *kb, const struct ksyms *ks,
+			 const char *name);
 bool func_found(struct kbtf *kb, const struct ksyms *ks, const char *name,
 		const char **sym, const char **mod);
 
 /* load.c */
 void autoload(struct bpf_program *prog, bool on);
+struct bpf_program *tp_bio_prog(const struct attach_plan *p,
+				struct bhprof_bpf *s);
+struct bpf_program *tp_read_added_prog(const struct attach_plan *p,
+				       struct bhprof_bpf *s);
+struct bpf_program *tp_bh_free_prog(const struct attach_plan *p,
+				    struct bhprof_bpf *s);
 /* a tracepoint stand-in of a group, *g (g may be NULL) */
 bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		enum bhp_group *g);

@@ -38,7 +38,7 @@ struct progs callers_progs(struct bhprof_bpf *s, int i)
 		return FLAVOURS(s, own_jbd2);
 	default:
 		return (struct progs){ s->progs.fe_bh_free, NULL,
-				       s->progs.kp_bh_free, NULL };
+				       s->progs.kp_bh_free, NULL, NULL };
 	}
 }
 
@@ -51,7 +51,7 @@ bool is_callers_prog(struct bhprof_bpf *s, const struct bpf_program *prog)
 		    prog == pr.kr)
 			return true;
 	}
-	return prog == s->progs.tp_bh_free;
+	return prog == s->progs.tp_bh_free || prog == s->progs.tp_bh_free2;
 }
 
 /* the function a callers program goes on, NULL if the kernel has none */
@@ -92,6 +92,8 @@ void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 				 callers_owners[i]);
 	/* jbd2 is a module on distribution kernels */
 	p->own_jbd2 = kernel_has_func(kb, ks, CALLERS_JBD2);
+	p->own_nargs[0] = kbtf_func_nargs(kb, ks, p->own_func);
+	p->own_nargs[1] = kbtf_func_nargs(kb, ks, CALLERS_JBD2);
 	p->bh_free = kernel_has_func(kb, ks, CALLERS_FREE);
 }
 
@@ -113,6 +115,8 @@ void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 		if (m == MODE_FENTRY) {
 			autoload(pr.fe, true);
 			autoload(pr.fx, true);
+			if (pr.fx_nargs)
+				*pr.fx_nargs = p->own_nargs[i];
 			bpf_program__set_attach_target(pr.fe, 0, fn);
 			if (pr.fx)
 				bpf_program__set_attach_target(pr.fx, 0, fn);
@@ -124,5 +128,5 @@ void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 	if (m == MODE_TRACEPOINT ||
 	    (m == MODE_KPROBE && p->request == MODE_AUTO &&
 	     p->tp_ok[BHP_GROUP_BH]))
-		autoload(s->progs.tp_bh_free, true);
+		autoload(tp_bh_free_prog(p, s), true);
 }

@@ -142,6 +142,9 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->iomap_read_ctx = p->iomap_read_ctx;
 	r->aops_on = c->paths.nr > 0;
 	r->dev_slot_mask = dev_slot_mask();
+	r->bpf_atomics = p->bpf_atomics;
+	r->func_arg_helper = p->func_arg_helper;
+	r->task_btf = p->task_btf;
 	r->bh_free_lo = p->callers ? callers_sym_range("free_buffer_head",
 						       (uint64_t *)&r->bh_free_hi) : 0;
 	r->page_shift = 0;

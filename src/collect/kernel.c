@@ -305,12 +305,92 @@ bool btf_func_param0_is(const struct btf *btf, const char *func,
 	return n && !strcmp(n, struct_name);
 }
 
+bool btf_has_module_btf(void)
+{
+	return access("/sys/kernel/btf", F_OK) == 0 &&
+	       kconfig_value("CONFIG_DEBUG_INFO_BTF_MODULES") == 1;
+}
+
 bool btf_has_tracepoint(const struct btf *btf, const char *event)
 {
 	char name[128];
 
 	snprintf(name, sizeof(name), "btf_trace_%s", event);
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+uint32_t btf_func_nargs(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t;
+	int id = btf && name && name[0] ? btf_func_id(btf, name) : -1;
+
+	if (id <= 0)
+		return 0;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
+}
+
+bool btf_has_enum_value(const struct btf *btf, const char *enum_name,
+			const char *name)
+{
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id = btf ? btf__find_by_name_kind(btf, enum_name, BTF_KIND_ENUM) :
+		       -1;
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++, e++)
+		if (!strcmp(btf__name_by_offset(btf, e->name_off), name))
+			return true;
+	return false;
+}
+
+int btf_tp_nargs(const struct btf *btf, const char *event)
+{
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(btf, t->type);
+	/* the first parameter is the program's context, not the event's */
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+}
+
+bool btf_tp_arg0_is(const struct btf *btf, const char *event,
+		    const char *struct_name)
+{
+	const struct btf_type *t;
+	const struct btf_param *a;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
+		return false;
+	a = btf_params(t) + 1;	/* after the program's context */
+	t = btf__type_by_id(btf, btf__resolve_type(btf, a->type));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, t->type));
+	return t && btf_is_composite(t) &&
+	       !strcmp(btf__name_by_offset(btf, t->name_off), struct_name);
 }
 
 int tracefs_ensure(void)
@@ -360,6 +440,35 @@ bool kernel_head_is_mask(const struct btf *btf)
  * distribution kernel has a hundred modules loaded, and bhprof's probes
  * live in a few.
  */
+/*
+ * A socket filter that swaps a stack slot with cmpxchg: BPF_ATOMIC with
+ * BPF_FETCH, which 5.10's verifier refuses ("BPF_STX uses reserved
+ * fields": only the plain BPF_XADD was known). A kernel that cannot
+ * load it gets the flavour of bhprof's programs without them.
+ */
+bool kernel_bpf_atomics(void)
+{
+	const struct bpf_insn prog[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 1 },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = 10,
+		  .src_reg = 1, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 2, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW, .dst_reg = 10,
+		  .src_reg = 2, .off = -8, .imm = BPF_CMPXCHG },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "bhp_atomics",
+			       "GPL", prog, sizeof(prog) / sizeof(prog[0]),
+			       NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 struct kbtf *kbtf_new(struct btf *vmlinux)
 {
 	struct kbtf *k = calloc(1, sizeof(*k));

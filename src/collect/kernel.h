@@ -33,14 +33,29 @@ const char *ksyms_func(const struct ksyms *k, const char *name);
 const char *ksyms_module_of(const struct ksyms *k, const char *name);
 
 bool btf_has_func(const struct btf *btf, const char *name);
+/* a function's parameters in BTF, 0 if it has none there */
+uint32_t btf_func_nargs(const struct btf *btf, const char *name);
+/* is name one of the values of the enum called enum_name? */
+bool btf_has_enum_value(const struct btf *btf, const char *enum_name,
+			const char *name);
 /* does the first parameter point to a struct of that name? */
 bool btf_func_param0_is(const struct btf *btf, const char *func,
 			const char *struct_name);
 bool btf_has_tracepoint(const struct btf *btf, const char *event);
+/* can a module have BTF at all (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11)? */
+bool btf_has_module_btf(void);
+/* the arguments a BTF-typed tracepoint hands its programs, -1 if none */
+int btf_tp_nargs(const struct btf *btf, const char *event);
+/* does the tracepoint's first argument point to a struct of that name? */
+bool btf_tp_arg0_is(const struct btf *btf, const char *event,
+		    const char *struct_name);
 int btf_func_id(const struct btf *btf, const char *name);
 long btf_struct_size(const struct btf *btf, const char *name);
 /* does a tail page's compound_info hold a mask rather than a pointer? */
 bool kernel_head_is_mask(const struct btf *btf);
+/* does the verifier take BPF_ATOMIC's fetching operations (cmpxchg,
+ * fetch-and-add: 5.12)? Asked of the kernel with a program of its own */
+bool kernel_bpf_atomics(void);
 
 /* The kernel's BTF: vmlinux's, and its modules' as they are asked for. */
 #define KBTF_MAX_MODS 32

@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach_int.h"
 
@@ -13,6 +15,26 @@ void autoload(struct bpf_program *prog, bool on)
 {
 	if (prog)
 		bpf_program__set_autoload(prog, on);
+}
+
+/* the flavours of an event whose arguments changed: the kernel's own */
+struct bpf_program *tp_bio_prog(const struct attach_plan *p,
+				struct bhprof_bpf *s)
+{
+	return p->bio_tp_q ? s->progs.tp_bio_queue_q : s->progs.tp_bio_queue;
+}
+
+struct bpf_program *tp_read_added_prog(const struct attach_plan *p,
+				       struct bhprof_bpf *s)
+{
+	return p->read_tp_page ? s->progs.tp_read_page_added :
+				 s->progs.tp_read_folio_added;
+}
+
+struct bpf_program *tp_bh_free_prog(const struct attach_plan *p,
+				    struct bhprof_bpf *s)
+{
+	return p->bh_free_tp2 ? s->progs.tp_bh_free2 : s->progs.tp_bh_free;
 }
 
 /* The tracepoint stand-ins of each group, every variant. */
@@ -37,9 +59,11 @@ bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
 		{ s->progs.tp_bh_alloc_c, BHP_GROUP_BH },
 		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
+		{ s->progs.tp_bio_queue_q, BHP_GROUP_BIO },
 		{ s->progs.tp_read_enter, BHP_GROUP_READ },
 		{ s->progs.tp_read_exit, BHP_GROUP_READ },
 		{ s->progs.tp_read_folio_added, BHP_GROUP_READ },
+		{ s->progs.tp_read_page_added, BHP_GROUP_READ },
 		{ s->progs.tp_iomap_readpage, BHP_GROUP_READ },
 		{ s->progs.tp_iomap_readahead, BHP_GROUP_READ },
 		{ s->progs.tp_pass_start, BHP_GROUP_PASS },
@@ -250,7 +274,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload_sys(p, s);
 		autoload(s->progs.tp_read_enter, p->sys_split);
 		autoload(s->progs.tp_read_exit, p->sys_split);
-		autoload(s->progs.tp_read_folio_added, p->read_tp_pages);
+		autoload(tp_read_added_prog(p, s), p->read_tp_pages);
 		autoload(s->progs.tp_iomap_readpage, p->read_tp_iomap);
 		autoload(s->progs.tp_iomap_readahead, p->read_tp_iomap);
 		break;
@@ -288,7 +312,7 @@ static void other_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 static void autoload_functions(struct attach_plan *p, struct bhprof_bpf *s)
 {
 	for (int id = 0; id < NR_PROBES; id++) {
-		enum attach_mode m = p->group_mode[probe_group_of(id)];
+		enum attach_mode m = probe_mode(p, id);
 		struct progs pr = probe_progs(p, s, id);
 
 		if (p->absent[id] || id == PROBE_BIO ||
@@ -297,6 +321,8 @@ static void autoload_functions(struct attach_plan *p, struct bhprof_bpf *s)
 		if (m == MODE_FENTRY) {
 			autoload(pr.fe, true);
 			autoload(pr.fx, true);
+			if (pr.fx_nargs)
+				*pr.fx_nargs = p->nargs[id];
 			/* the program is named after the newest function */
 			bpf_program__set_attach_target(pr.fe, 0, p->func[id]);
 			if (pr.fx)
@@ -309,9 +335,45 @@ static void autoload_functions(struct attach_plan *p, struct bhprof_bpf *s)
 	}
 }
 
+/*
+ * Before 5.12 the verifier refuses any BPF_ATOMIC with a fetch (cmpxchg,
+ * fetch-and-add) in a program, even where the bpf_atomics constant
+ * rules it out: its first pass over the instructions checks their
+ * fields before it knows what runs. Those it would never reach become
+ * no-ops ("goto +0"), one for one, so that no jump or relocation moves.
+ */
+static void strip_fetch_atomics(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	struct bpf_program *prog;
+	struct bpf_insn *insns;
+	size_t n;
+
+	if (p->bpf_atomics)
+		return;
+	bpf_object__for_each_program(prog, s->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		n = bpf_program__insn_cnt(prog);
+		insns = malloc(n * sizeof(*insns));
+		if (!insns)
+			continue;
+		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+		for (size_t i = 0; i < n; i++) {
+			if (insns[i].code != (BPF_STX | BPF_ATOMIC | BPF_DW) &&
+			    insns[i].code != (BPF_STX | BPF_ATOMIC | BPF_W))
+				continue;
+			if (!(insns[i].imm & BPF_FETCH))
+				continue;
+			insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA };
+		}
+		bpf_program__set_insns(prog, insns, n);
+		free(insns);
+	}
+}
+
 void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 {
-	autoload(s->progs.tp_bio_queue, !p->failed[BHP_GROUP_BIO]);
+	autoload(tp_bio_prog(p, s), !p->failed[BHP_GROUP_BIO]);
 	autoload(s->progs.tp_thread_exit, true);
 	autoload_functions(p, s);
 	for (int g = 0; g < BHP_NR_GROUPS; g++) {
@@ -326,6 +388,7 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 	}
 	other_autoload(p, s);
 	callers_autoload(p, s);
+	strip_fetch_atomics(p, s);
 }
 
 /* ext4's events of the pass group, and of the writeback group where it
@@ -349,4 +412,5 @@ void attach_plan_late_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 		autoload(prog, false);
 	autoload_functions(p, s);
 	late_tracepoints(p, s);
+	strip_fetch_atomics(p, s);
 }

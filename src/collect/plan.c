@@ -177,6 +177,14 @@ static bool tp_found(struct kbtf *kb, const struct ksyms *ks,
 
 /* A function in vmlinux's BTF, or in kallsyms (a module's or one built
  * without BTF): *sym is its kallsyms name, *mod its module. */
+uint32_t kbtf_func_nargs(struct kbtf *kb, const struct ksyms *ks,
+			 const char *name)
+{
+	const char *mod = ksyms_module_of(ks, name);
+
+	return btf_func_nargs(kbtf_module(kb, mod ? mod : ""), name);
+}
+
 bool func_found(struct kbtf *kb, const struct ksyms *ks, const char *name,
 		const char **sym, const char **mod)
 {
@@ -216,6 +224,8 @@ static void resolve(struct attach_plan *p, struct kbtf *kb,
 				 sym ? sym : name);
 			snprintf(p->mod[id], sizeof(p->mod[id]), "%s",
 				 mod ? mod : "");
+			if (!is_tp_probe(id))
+				p->nargs[id] = kbtf_func_nargs(kb, ks, name);
 			break;
 		}
 		if (p->absent[id])
@@ -264,9 +274,16 @@ static bool group_fentry_ok(struct attach_plan *p, struct kbtf *kb,
 
 		if (probe_group_of(id) != g || p->absent[id])
 			continue;
+		p->kp_alone[id] = false;
 		if (!fentry_probe(p, kb, id, &why))
 			continue;
 		pwhy_add(p, id, "fentry", why);
+		/* module BTF came in 5.11: kprobes reach what fentry cannot,
+		 * and a function has one flavour, so nothing counts twice */
+		if (p->mod[id][0] && p->kprobe_ok && !btf_has_module_btf()) {
+			p->kp_alone[id] = true;
+			continue;
+		}
 		if (ok) {
 			snprintf(first, len, "%s", p->pwhy[id]);
 			snprintf(p->fell[g][0], sizeof(p->fell[g][0]), "%s",
@@ -275,6 +292,13 @@ static bool group_fentry_ok(struct attach_plan *p, struct kbtf *kb,
 		ok = false;
 	}
 	return ok;
+}
+
+enum attach_mode probe_mode(const struct attach_plan *p, enum probe_id id)
+{
+	enum attach_mode m = p->group_mode[probe_group_of(id)];
+
+	return m == MODE_FENTRY && p->kp_alone[id] ? MODE_KPROBE : m;
 }
 
 bool group_present(const struct attach_plan *p, enum bhp_group g)
@@ -296,6 +320,10 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 				    btf_has_tracepoint(btf, "sys_exit"));
 
 	p->iomap_tp_new = btf_has_tracepoint(btf, "iomap_writeback_folio");
+	p->bio_tp_q = btf_tp_nargs(btf, "block_bio_queue") == 2;
+	p->bh_free_tp2 = btf_tp_nargs(btf, "kmem_cache_free") == 2;
+	p->read_tp_page = btf_tp_arg0_is(btf, "mm_filemap_add_to_page_cache",
+					 "page");
 	p->typed = btf_has_func(btf, "bpf_rdonly_cast");
 	p->tp_ok[BHP_GROUP_WRITE] = classic;
 	p->tp_ok[BHP_GROUP_WB] = classic &&
@@ -428,6 +456,11 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 	p->head_is_mask = kernel_head_is_mask(btf);
 	/* iomap_read_folio(folio, ops) until 7.1, (ops, ctx, private) in 7.2 */
 	p->iomap_read_ctx = !absent_or_folio(p, btf, PROBE_READ_IOMAP_FOLIO);
+	p->bpf_atomics = kernel_bpf_atomics();
+	p->func_arg_helper = btf_has_enum_value(btf, "bpf_func_id",
+						"BPF_FUNC_get_func_arg");
+	p->task_btf = btf_has_enum_value(btf, "bpf_func_id",
+					 "BPF_FUNC_get_current_task_btf");
 	p->bh_cs_lo = ksyms_addr(ks, "alloc_buffer_head", &p->bh_cs_hi);
 	if (!p->bh_cs_lo)
 		p->bh_cs_hi = 0;

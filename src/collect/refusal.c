@@ -156,6 +156,34 @@ static bool helper(const char *log, char *buf, size_t len)
 	return false;
 }
 
+/*
+ * What the verifier says of an instruction or an event it does not know,
+ * as the feature and the release that brought it: BPF_ATOMIC's fetching
+ * operations before 5.12 fail its first pass ("BPF_STX uses reserved
+ * fields"), and an event's arguments changed shape ("func
+ * 'kmem_cache_free' doesn't have 3-th argument").
+ */
+static bool verifier_feature(const char *log, char *buf, size_t len)
+{
+	const char *p = strstr(log, "func '");
+
+	if (strstr(log, "BPF_STX uses reserved fields") ||
+	    strstr(log, "BPF_XADD uses reserved fields")) {
+		snprintf(buf, len, "the kernel's verifier lacks BPF atomics "
+			 "with fetch (cmpxchg, fetch-and-add: Linux 5.12)");
+		return true;
+	}
+	if (p && strstr(p, "doesn't have ") &&
+	    strstr(p, "doesn't have ") < p + strcspn(p, "\n")) {
+		p += strlen("func '");
+		snprintf(buf, len, "this kernel's %.*s has fewer arguments "
+			 "than the program was built for",
+			 (int)strcspn(p, "'\n"), p);
+		return true;
+	}
+	return false;
+}
+
 /* libbpf's "extern (func ksym) 'bpf_rdonly_cast': not found in kernel
  * or module BTFs" */
 static bool kfunc(const char *log, char *buf, size_t len)
@@ -183,7 +211,7 @@ const char *refusal_text(const char *log, const char *errtext, char *buf,
 	const char *end = strstr(log, "-- END PROG LOAD LOG --");
 
 	if (core_field(log, buf, len) || kfunc(log, buf, len) ||
-	    helper(log, buf, len))
+	    helper(log, buf, len) || verifier_feature(log, buf, len))
 		return buf;
 	if (end && verifier_word(log, end, buf, len))
 		return buf;

@@ -130,7 +130,7 @@ static void fill_state(const struct attach_plan *p, enum probe_id id,
 	enum bhp_group g = probe_group_of(id);
 	char head[256] = "";
 
-	st->mode = p->absent[id] ? MODE_NONE : p->group_mode[g];
+	st->mode = p->absent[id] ? MODE_NONE : probe_mode(p, id);
 	st->failed = !p->absent[id] && p->failed[g];
 	if (st->mode == MODE_TRACEPOINT && tp_blind(id, p)) {
 		st->mode = MODE_NONE;

@@ -42,6 +42,26 @@ TEST(refusal_helper_not_for_this_program)
 		      "of program"));
 }
 
+/* 5.10's first pass over the instructions, and an event of 5.10's shape:
+ * the logs of Debian 11's kernel */
+TEST(refusal_verifier_features_of_5_10)
+{
+	CHECK(!strcmp(cause("libbpf: prog 'kp_blkdev_write': -- BEGIN PROG LOAD LOG --\n"
+			    "BPF_STX uses reserved fields\n"
+			    "processed 0 insns (limit 1000000) max_states_per_insn 0 total_states 0 peak_states 0 mark_read 0\n"
+			    "-- END PROG LOAD LOG --\n"),
+		      "the kernel's verifier lacks BPF atomics with fetch "
+		      "(cmpxchg, fetch-and-add: Linux 5.12)"));
+	CHECK(!strcmp(cause("; int BPF_PROG(tp_bh_free, unsigned long call_site, const void *ptr,\n"
+			    "0: (79) r3 = *(u64 *)(r1 +16)\n"
+			    "func 'kmem_cache_free' doesn't have 3-th argument\n"
+			    "invalid bpf_context access off=16 size=8\n"
+			    "processed 1 insns (limit 1000000) max_states_per_insn 0 total_states 0 peak_states 0 mark_read 0\n"
+			    "-- END PROG LOAD LOG --\n"),
+		      "this kernel's kmem_cache_free has fewer arguments than "
+		      "the program was built for"));
+}
+
 TEST(refusal_core_field_and_its_release)
 {
 	CHECK(!strcmp(cause("libbpf: prog 'x': failed to resolve CO-RE "
