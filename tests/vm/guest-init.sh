@@ -186,9 +186,20 @@ fresh_ext4() {
 	# 4 KiB blocks as on any real disk (mke2fs picks 1 KiB below 512 MB);
 	# no lazy init, no bitmap prefetch: no kernel thread may touch the
 	# disk behind the scenarios (noatime: nor may a read)
-	if mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
+	# (orphan_file, which mke2fs 1.47 sets, is 5.15's: older kernels
+	# refuse to mount it)
+	o="" kv=$(uname -r)
+	kmaj=${kv%%.*} kmin=${kv#*.}
+	kmin=${kmin%%.*}
+	mo=noinit_itable,no_prefetch_block_bitmaps,noatime
+	if [ "$kmaj" -lt 5 ] || { [ "$kmaj" -eq 5 ] && [ "$kmin" -lt 15 ]; }; then
+		# (and 5.10 knows no no_prefetch_block_bitmaps: it prefetched
+		# only when asked)
+		o="-O ^orphan_file" mo=noinit_itable,noatime
+	fi
+	if mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 $o \
 		"$EXT4_DEV" >>$R/mkfs.log 2>&1 &&
-	   mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps,noatime "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
+	   mount -t ext4 -o $mo "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
 		EXT4_MNT=/mnt/ext4
 	else
 		log "FAILED: mkfs/mount ext4 on $EXT4_DEV"
