@@ -540,28 +540,38 @@ static int read_devs(struct collector *c, struct snapshot *s)
 	return 0;
 }
 
-static void fs_add(struct snapshot *s, const struct bhp_fs_key *k,
-		   const struct bhp_fs_val *v)
+static void fs_add(struct snapshot *s, const char *name, uint32_t path,
+		   const struct bhp_fs_stats *v)
 {
-	struct fs_row *r = fs_row_get(s, v->name, k->path);
+	struct fs_row *r = fs_row_get(s, name, path);
 	uint64_t *acc = r ? (uint64_t *)&r->s : NULL;
-	const uint64_t *add = (const uint64_t *)&v->s;
+	const uint64_t *add = (const uint64_t *)v;
 
 	for (size_t i = 0; acc && i < sizeof(r->s) / sizeof(*acc); i++)
 		acc[i] += add[i];
 }
 
-/*
- * The filesystems' rows, by name: each CPU names a row it made itself, so
- * a CPU that never saw a key has an unnamed, zero copy of it, skipped.
- */
+/* a hash row's name: the CPU that made the row wrote it, and the
+ * kernel gave every other CPU a zeroed copy to count in */
+static const char *fs_hash_name(const struct collector *c)
+{
+	const struct bhp_fs_val *v = c->percpu;
+
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+		if (v[cpu].name[0])
+			return v[cpu].name;
+	return "";
+}
+
+/* The filesystems' rows, by name: a slot's name is its CPU's own. */
 static void read_fs(struct collector *c, struct snapshot *s)
 {
 	int hfd = bpf_map__fd(c->skel->maps.fs_stats);
 	int sfd = bpf_map__fd(c->skel->maps.fs_slots);
 	struct bhp_fs_key key, next, *prev = NULL;
+	const struct bhp_fs_val *v = c->percpu;
 	const struct bhp_fs_slot *sl;
-	const struct bhp_fs_val *v;
+	char name[BHP_FS_NAME];
 
 	s->nr_fs = 0;
 	while (!bpf_map_get_next_key(hfd, prev, &next)) {
@@ -569,13 +579,9 @@ static void read_fs(struct collector *c, struct snapshot *s)
 		prev = &key;
 		if (bpf_map_lookup_elem(hfd, &key, c->percpu))
 			continue;
-		for (int cpu = 0; cpu < c->nr_cpus; cpu++) {
-			v = (const struct bhp_fs_val *)((char *)c->percpu +
-							 (size_t)cpu *
-								 sizeof(*v));
-			if (v->name[0] || !key.fs)
-				fs_add(s, &key, v);
-		}
+		snprintf(name, sizeof(name), "%s", fs_hash_name(c));
+		for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+			fs_add(s, name, key.path, &v[cpu].s);
 	}
 	for (uint32_t k = 0; k < FS_SLOTS; k++) {
 		if (bpf_map_lookup_elem(sfd, &k, c->percpu))
@@ -585,7 +591,7 @@ static void read_fs(struct collector *c, struct snapshot *s)
 							   (size_t)cpu *
 								   sizeof(*sl));
 			if (sl->used)
-				fs_add(s, &sl->key, &sl->v);
+				fs_add(s, sl->v.name, sl->key.path, &sl->v.s);
 		}
 	}
 }
