@@ -226,6 +226,20 @@ static const char *callers_why(const struct run_info *info, enum figure f)
 	return info->callers_mode == MODE_NONE ? "failed" : NULL;
 }
 
+/*
+ * Tracepoint mode counts ext4's pages from ext4's own event, which a
+ * kernel whose ext4 is a module without BTF (before 5.11) cannot hand to
+ * a tp_btf program: with ext4 there and its events not, the bh path's
+ * pages would leave ext4's out, so the figure is unknown.
+ */
+static bool ext4_pages_unseen(const struct run_info *info, unsigned int path)
+{
+	return path == PATH_BH &&
+	       info->probes[PROBE_WB_CTX].mode == MODE_TRACEPOINT &&
+	       info->probes[PROBE_PASS_EXT4].absent &&
+	       !info->probes[PROBE_WB_EXT4].absent;
+}
+
 const char *figure_why(const struct run_info *info, unsigned int path,
 		       enum figure f)
 {
@@ -244,6 +258,8 @@ const char *figure_why(const struct run_info *info, unsigned int path,
 	case FIG_WB_CALLS:
 	case FIG_WB_ENGINES:
 		return wb_calls_why(info, path);
+	case FIG_WB_PAGES:
+		return ext4_pages_unseen(info, path) ? "n/a" : NULL;
 	case FIG_READ:
 		return read_calls_seen(info, path) ? NULL : "n/a";
 	case FIG_READ_LAT:

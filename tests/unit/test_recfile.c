@@ -812,6 +812,29 @@ TEST(figure_why_writeback_calls)
 	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_PAGES), "failed"));
 }
 
+/* 5.10's ext4 as a module: its functions there, its events out of a
+ * tp_btf program's reach, so tracepoint mode cannot count its pages */
+TEST(figure_why_ext4_pages_out_of_reach)
+{
+	static struct run_info in;
+
+	memset(&in, 0, sizeof(in));
+	in.features = RUN_F_WB_MAPPING;
+	for (int i = 0; i < NR_PROBES; i++)
+		in.probes[i].mode = MODE_TRACEPOINT;
+	CHECK(figure_known(&in, PATH_BH, FIG_WB_PAGES));
+	in.probes[PROBE_PASS_EXT4].absent = true;
+	CHECK(!strcmp(figure_why(&in, PATH_BH, FIG_WB_PAGES), "n/a"));
+	CHECK(figure_known(&in, PATH_IOMAP, FIG_WB_PAGES));
+	/* no ext4 at all: nothing left out */
+	in.probes[PROBE_WB_EXT4].absent = true;
+	CHECK(figure_known(&in, PATH_BH, FIG_WB_PAGES));
+	/* functions see ext4's pages in do_writepages() */
+	in.probes[PROBE_WB_EXT4].absent = false;
+	in.probes[PROBE_WB_CTX].mode = MODE_KPROBE;
+	CHECK(figure_known(&in, PATH_BH, FIG_WB_PAGES));
+}
+
 TEST(figure_why_tracepoint_reads_and_passes)
 {
 	static struct run_info in;
