@@ -157,15 +157,6 @@ extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym __weak;
 #define TYPED_AS(type, p)                                                  \
 	((type *)bpf_rdonly_cast((void *)(p), bpf_core_type_id_kernel(type)))
 
-/*
- * The file behind fd in the current task. The walk to the fd table uses
- * plain loads off the typed task pointer (a NULL on the way reads as 0):
- * the syscall stand-ins run once per write, and each probe read they
- * save is worth more than the rest of the program. The slot itself is a
- * struct file ** the verifier cannot type; typed (a constant), it is
- * cast as a struct kiocb, whose first member has been the struct file *
- * ki_filp in every kernel, and loaded plainly too.
- */
 /* bpf_get_current_task_btf() (5.11, "bpf: Add a BPF helper for getting
  * the task_struct pointer" of BTF type): before it, the walk is probe
  * reads off the untyped task, and the typed twins are never loaded */
@@ -184,6 +175,15 @@ static __always_inline struct file *fd_to_file_old(unsigned long fd)
 	return file;
 }
 
+/*
+ * The file behind fd in the current task. The walk to the fd table uses
+ * plain loads off the typed task pointer (a NULL on the way reads as 0):
+ * the syscall stand-ins run once per write, and each probe read they
+ * save is worth more than the rest of the program. The slot itself is a
+ * struct file ** the verifier cannot type; typed (a constant), it is
+ * cast as a struct kiocb, whose first member has been the struct file *
+ * ki_filp in every kernel, and loaded plainly too.
+ */
 static __always_inline struct file *fd_to_file_t(unsigned long fd,
 						 bool typed)
 {

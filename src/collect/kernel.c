@@ -348,7 +348,10 @@ bool btf_has_enum_value(const struct btf *btf, const char *enum_name,
 	return false;
 }
 
-int btf_tp_nargs(const struct btf *btf, const char *event)
+/* a BTF-typed tracepoint's prototype (btf_trace_EVENT is a pointer to
+ * it), whose first parameter is the program's context; NULL if none */
+static const struct btf_type *tp_proto(const struct btf *btf,
+				       const char *event)
 {
 	const struct btf_type *t;
 	char name[128];
@@ -357,32 +360,28 @@ int btf_tp_nargs(const struct btf *btf, const char *event)
 	snprintf(name, sizeof(name), "btf_trace_%s", event);
 	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
 	if (id <= 0)
-		return -1;
+		return NULL;
 	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
 	if (!t || !btf_is_ptr(t))
-		return -1;
+		return NULL;
 	t = btf__type_by_id(btf, t->type);
-	/* the first parameter is the program's context, not the event's */
-	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+	return t && btf_is_func_proto(t) ? t : NULL;
+}
+
+int btf_tp_nargs(const struct btf *btf, const char *event)
+{
+	const struct btf_type *t = tp_proto(btf, event);
+
+	return t ? btf_vlen(t) - 1 : -1;
 }
 
 bool btf_tp_arg0_is(const struct btf *btf, const char *event,
 		    const char *struct_name)
 {
-	const struct btf_type *t;
+	const struct btf_type *t = tp_proto(btf, event);
 	const struct btf_param *a;
-	char name[128];
-	int id;
 
-	snprintf(name, sizeof(name), "btf_trace_%s", event);
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(btf, btf__resolve_type(btf, id));
-	if (!t || !btf_is_ptr(t))
-		return false;
-	t = btf__type_by_id(btf, t->type);
-	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
+	if (!t || btf_vlen(t) < 2)
 		return false;
 	a = btf_params(t) + 1;	/* after the program's context */
 	t = btf__type_by_id(btf, btf__resolve_type(btf, a->type));
