@@ -99,7 +99,9 @@ echo "     document order: $order"
 check "the summary table comes first, then the headline charts" \
 	grep -q '^summary hist-write-lat hist-bio-size ts-throughput ' <<<"$order"
 check "the run details and the probe table come after every chart" \
-	grep -qE 'ts-bh-per-mib metadata <details probe-table $' <<<"$order"
+	grep -qE 'ts-bh-per-mib (filesystems )?metadata <details probe-table $' <<<"$order"
+check "the filesystems' table comes after the charts, before the run" \
+	grep -qE 'ts-bh-per-mib filesystems metadata ' <<<"$order"
 # bars and lines for both paths, not just empty frames
 for cls in "bar bh" "bar iomap" "line bh" "line iomap"; do
 	n=$(grep -o "class=\"$cls\"" "$DOM" | wc -l)

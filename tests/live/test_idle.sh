@@ -83,9 +83,11 @@ check "text: no 'nan' anywhere" [ "$(grep -ci nan "$WORK/r.txt")" = 0 ]
 nulls_without_why='. as $doc | [paths(. == null)] as $n |
 	[$n[] | select(.[-1] != "why" and .[0] != "recording" and .[0] != "command")] |
 	map(. as $p | ($p[:-1]) as $o | $p[-1] as $k |
-	    # the object that holds the why: the path itself, a device, or the top
+	    # the object that holds the why: the path itself, a device, a
+	    # filesystem'"'"'s row, or the top
 	    (if ($o | length) >= 2 and $o[0] == "paths" then $o[:2]
 	     elif ($o | length) >= 2 and $o[0] == "devices" then $o[:2]
+	     elif ($o | length) >= 2 and $o[0] == "filesystems" then $o[:2]
 	     elif ($o | length) >= 4 and $o[0] == "intervals" then $o[:4]
 	     else [] end) as $w |
 	    ($p[($w | length):] | map(tostring) | join(".")) as $key |
@@ -130,7 +132,7 @@ check "html: the charts draw no iomap bar and name it 'iomap: none'" \
 	all '[ "$(grep -c "<rect class=\"bar iomap\"" "$WORK/r.html")" = 0 ]' \
 	    'grep -q ">iomap: none<" "$WORK/r.html"'
 check "html: the summary is the first table, the probes fold in <details>" \
-	[ "$(grep -o '<table id="[a-z-]*"\|<details' "$WORK/r.html" | tr '\n' ' ')" = '<table id="summary" <table id="metadata" <details <table id="probe-table" ' ]
+	[ "$(grep -o '<table id="[a-z-]*"\|<details' "$WORK/r.html" | tr '\n' ' ')" = '<table id="summary" <table id="filesystems" <table id="metadata" <details <table id="probe-table" ' ]
 
 # --- per MiB on 2 KiB written: 800 writes of 3 bytes, 1 KiB blocks
 "$BHPROF" record -o "$WORK/tiny.bhp" -d "$(basename "$EXT")" -- \
