@@ -392,6 +392,8 @@ for mode in $VM_MODES; do
 			/scenarios/$s.sh $d > $d/stat.json 2> $d/stat.err
 		rc=$?
 		t1=$(cut -d' ' -f1 /proc/uptime)
+		# ... and of those the scenario mounted itself (ext4-late)
+		cat /proc/mounts >> $d/mounts.txt
 		echo $rc > $d/rc
 		echo "$t0 $t1" > $d/uptime
 		log "$mode $s rc=$rc ($t0 -> $t1 s)"
