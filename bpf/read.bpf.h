@@ -186,18 +186,24 @@ ENTRY_EXIT_PROBE(blkdev_read, blkdev_read_iter, blkdev_read_enter,
  * add before they read). No function of the read path has a tracepoint
  * for its calls or latency.
  */
-SEC("?tp_btf/mm_filemap_add_to_page_cache")
-int BPF_PROG(tp_read_folio_added, struct folio *folio)
+static __always_inline struct bhp_path_stats *
+read_added(struct address_space *mapping)
 {
 	struct bhp_ctx *c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
-	struct bhp_path_stats *ps;
 	__u32 dev = 0, path;
 
 	if (!c || c->src != SRC_SYSCALL_READ)
-		return 0;
-	/* the event's folio is typed: plain loads to the inode */
-	path = inode_path_t(folio->mapping->host, &dev, true);
-	ps = path < NR_PATHS && dev_ok(dev) ? pstats(path) : NULL;
+		return NULL;
+	/* the event's page or folio is typed: plain loads to the inode */
+	path = inode_path_t(mapping->host, &dev, true);
+	return path < NR_PATHS && dev_ok(dev) ? pstats(path) : NULL;
+}
+
+SEC("?tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(tp_read_folio_added, struct folio *folio)
+{
+	struct bhp_path_stats *ps = read_added(folio->mapping);
+
 	if (ps)
 		ps->read_pages += folio_pages_t(folio, true);
 	return 0;
@@ -208,14 +214,8 @@ int BPF_PROG(tp_read_folio_added, struct folio *folio)
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(tp_read_page_added, struct page *page)
 {
-	struct bhp_ctx *c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
-	struct bhp_path_stats *ps;
-	__u32 dev = 0, path;
+	struct bhp_path_stats *ps = read_added(page->mapping);
 
-	if (!c || c->src != SRC_SYSCALL_READ)
-		return 0;
-	path = inode_path_t(page->mapping->host, &dev, true);
-	ps = path < NR_PATHS && dev_ok(dev) ? pstats(path) : NULL;
 	if (ps)
 		ps->read_pages++;
 	return 0;
