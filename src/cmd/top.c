@@ -211,65 +211,65 @@ static void plain_row(const struct run_info *in, unsigned int path,
 			 figure_known(in, path, FIG_BH)));
 }
 
-/* the other group's row: its counts alone (it keeps no latency), "n/a"
- * where the run cannot see them */
-static void plain_other(const struct run_info *in, const struct summary *s)
+/*
+ * A row of counts alone, with no latency (the other group's, a
+ * filesystem's): "n/a" for what the run cannot see (w: write calls, b:
+ * bios, bh: buffer_heads, or its own text for the column).
+ */
+static void plain_counts(const char *name, const struct path_summary *p,
+			 bool w, bool b, const char *bh)
 {
-	const struct path_summary *o = &s->other;
 	char calls[32] = "n/a", mbps[32] = "n/a", bios[32] = "n/a";
 	char mean[32] = "n/a";
-	bool b = !other_why(in, OTHER_BIOS);
 
-	if (!(in->features & RUN_F_OTHER))
-		return;
-	if (!other_why(in, OTHER_WRITE)) {
-		tui_fmt_num(calls, sizeof(calls), o->write_calls_ps);
-		snprintf(mbps, sizeof(mbps), "%.1f", o->write_mbps);
+	if (w) {
+		tui_fmt_num(calls, sizeof(calls), p->write_calls_ps);
+		snprintf(mbps, sizeof(mbps), "%.1f", p->write_mbps);
 	}
 	if (b)
-		tui_fmt_num(bios, sizeof(bios), o->bios_ps);
-	if (b && o->mean_bio > 0)
-		fmt_bytes(mean, sizeof(mean), o->mean_bio);
+		tui_fmt_num(bios, sizeof(bios), p->bios_ps);
+	if (b && p->mean_bio > 0)
+		fmt_bytes(mean, sizeof(mean), p->mean_bio);
 	else if (b)
 		snprintf(mean, sizeof(mean), "-");
-	printf(PLAIN_ROW, path_name(PATH_NONE), calls, mbps, "-", bios, mean,
-	       "-");
+	printf(PLAIN_ROW, name, calls, mbps, "-", bios, mean, bh);
+}
+
+/* the other group's row: it keeps no buffer_heads of its own */
+static void plain_other(const struct run_info *in, const struct summary *s)
+{
+	if (!(in->features & RUN_F_OTHER))
+		return;
+	plain_counts(path_name(PATH_NONE), &s->other,
+		     !other_why(in, OTHER_WRITE), !other_why(in, OTHER_BIOS),
+		     "-");
 }
 
 /*
  * A row per filesystem type and path that saw a write call, a bio or a
- * buffer_head this interval, under the paths': "ext4/bh". Its counts
- * alone, as the other group's, where its path's run knows them.
+ * buffer_head this interval, under the paths': "ext4/bh", where its
+ * path's run knows them.
  */
 static void plain_fs(const struct run_info *in, const struct summary *s)
 {
 	static struct path_summary p;
-	char name[40], calls[32], mbps[32], bios[32], mean[32], bh[32];
+	char name[40], bh[32];
 
 	if (!(in->features & RUN_F_FS))
 		return;
 	for (uint32_t i = 0; i < s->nr_fs; i++) {
 		const struct fs_summary *f = &s->fs[i];
-		bool w = !fs_why(in, f->path, FIG_WRITE);
-		bool b = !fs_why(in, f->path, FIG_PATH_BIOS);
 
 		fs_path_summary(s, f->name, f->path, &p);
 		if (path_idle(&p))
 			continue;
 		snprintf(name, sizeof(name), "  %s/%s", fs_label(f->name),
 			 path_name(f->path));
-		snprintf(mbps, sizeof(mbps), w ? "%.1f" : "n/a", p.write_mbps);
-		if (b && p.mean_bio > 0)
-			fmt_bytes(mean, sizeof(mean), p.mean_bio);
-		else
-			snprintf(mean, sizeof(mean), b ? "-" : "n/a");
-		printf(PLAIN_ROW, name,
-		       w ? tui_fmt_num(calls, sizeof(calls), p.write_calls_ps) :
-			   "n/a", mbps, "-",
-		       b ? tui_fmt_num(bios, sizeof(bios), p.bios_ps) : "n/a",
-		       mean,
-		       fs_why(in, f->path, FIG_BH) ? "n/a" :
-			   tui_fmt_num(bh, sizeof(bh), p.bh_alloc_ps));
+		snprintf(bh, sizeof(bh), "n/a");
+		if (!fs_why(in, f->path, FIG_BH))
+			tui_fmt_num(bh, sizeof(bh), p.bh_alloc_ps);
+		plain_counts(name, &p, !fs_why(in, f->path, FIG_WRITE),
+			     !fs_why(in, f->path, FIG_PATH_BIOS), bh);
 	}
 }
 

@@ -189,11 +189,9 @@ static void fs_summarize(const struct snapshot *d, struct summary *s)
 	}
 }
 
-bool fs_path_summary(const struct summary *s, const char *name,
+void fs_path_summary(const struct summary *s, const char *name,
 		     unsigned int path, struct path_summary *out)
 {
-	bool found = false;
-
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < s->nr_fs; i++) {
 		const struct fs_summary *f = &s->fs[i];
@@ -205,10 +203,8 @@ bool fs_path_summary(const struct summary *s, const char *name,
 			continue;
 		for (size_t k = 0; k < sizeof(f->c) / sizeof(*x); k++)
 			o[k] += x[k];
-		found = true;
 	}
 	path_derive(out, s->secs);
-	return found;
 }
 
 static void path_summarize(const struct snapshot *d, unsigned int p,

@@ -122,9 +122,9 @@ const char *sample_why(const struct path_summary *p, enum sample s);
 bool path_idle(const struct path_summary *p);
 /*
  * The figures of filesystem name on path in out, from its row (all its
- * rows as one for NR_PATH_ROWS): false, out zero, where the run has none.
+ * rows as one for NR_PATH_ROWS); zero where the run has none.
  */
-bool fs_path_summary(const struct summary *s, const char *name,
+void fs_path_summary(const struct summary *s, const char *name,
 		     unsigned int path, struct path_summary *out);
 /* fs_why() first, then sample_why() */
 const char *fs_figure_why(const struct run_info *info, unsigned int path,
