@@ -197,7 +197,8 @@ static __always_inline void ctx_reopen(struct bhp_ctx *old,
 	old->src = c->src;
 }
 
-/* c, stamped now, as the thread's context of kind: outermost wins */
+/* c, stamped now, as the thread's context of kind: outermost wins, but
+ * for a write syscall's, which the engine inside it takes over */
 static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
 {
 	struct bhp_thread *t = thread_get(id);
@@ -208,7 +209,8 @@ static __always_inline void ctx_set(__u64 id, __u32 kind, struct bhp_ctx *c)
 		return;
 	old = &t->ctx[kind];
 	now = bpf_ktime_get_ns();
-	if (old->src && now - old->ts < CTX_STALE_NS)
+	if (old->src && now - old->ts < CTX_STALE_NS &&
+	    !(old->flags & CTX_F_PROV))
 		return;
 	c->ts = now;
 	ctx_reopen(old, c);
@@ -337,6 +339,49 @@ static __always_inline void write_enter(struct file *file, __u32 src,
 	write_enter_t(file, src, hint, CTX_FILES, false);
 }
 
+/*
+ * A write syscall where the write group runs on functions: open for any
+ * file, for an engine to take over. An O_DIRECT call goes through
+ * neither buffered engine (iomap_dio_rw, __blockdev_direct_IO), so it
+ * stays the other group's files' alone, as the paths' direct calls are
+ * the block devices' (blkdev_write_iter).
+ */
+static __always_inline void write_enter_prov(struct file *file, bool typed)
+{
+	struct inode *inode;
+	__u32 flags = 0;
+
+	FAULT_POINT(BHP_GROUP_WRITE);
+	inode = call_inode(file, &flags, typed);
+	if (inode)
+		ctx_open_t(CTX_WRITE, inode, SRC_SYSCALL_WRITE,
+			   flags | CTX_F_PROV, PATH_NONE,
+			   flags & CTX_F_DIRECT ? CTX_OTHER : CTX_FILES, 0,
+			   typed);
+}
+
+/* set by userspace once tp_iomap_write_seen is attached */
+bool iomap_witness;
+
+/*
+ * The path of a write syscall's call is the engine's that ran it, not
+ * its file's operations alone: 7.x's fuse names iomap's helpers on every
+ * mount, but writes through iomap only with its writeback cache (else
+ * fuse_perform_write). A call no engine took over ran neither path's;
+ * in tracepoint mode a call iomap's did not run (its iomap_iter event)
+ * is not iomap's. The buffer_head engine has no such event, nor a block
+ * device's direct I/O (its own, not iomap's): there the operations' or
+ * the kernel's word stands.
+ */
+static __always_inline void write_engine_path(struct bhp_ctx *c)
+{
+	if (c->flags & CTX_F_PROV)
+		c->path = PATH_NONE;
+	else if (c->path == PATH_IOMAP && iomap_witness &&
+		 !(c->flags & (CTX_F_IOMAP | CTX_F_DIRECT)))
+		c->path = PATH_NONE;
+}
+
 /* -EIOCBQUEUED: an async direct write that completes later */
 #define BHP_EIOCBQUEUED 529
 
@@ -378,6 +423,8 @@ static __always_inline void write_exit(__u32 src, long ret)
 
 	if (!c || c->src != src)
 		return;
+	if (src == SRC_SYSCALL_WRITE)
+		write_engine_path(c);
 	if (c->path < NR_PATH_ROWS)
 		account_write(c, ret);
 	c->src = 0;

@@ -74,8 +74,8 @@ static __always_inline struct file *sys_file(struct pt_regs *regs, __u32 cls)
 	return fd_to_file(syscall_arg0(regs));
 }
 
-/* BHP_SYS_WRITE_OTHER: the other group's files alone, the functions of
- * the write group seeing the paths' own */
+/* BHP_SYS_WRITE_OTHER: a context for the write group's functions to
+ * take over, the other group's where none does */
 static __always_inline void sys_enter_t(__u32 cls, struct file *file,
 					bool typed)
 {
@@ -83,8 +83,7 @@ static __always_inline void sys_enter_t(__u32 cls, struct file *file,
 		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, CTX_FILES,
 			      typed);
 	else if (cls == BHP_SYS_WRITE_OTHER)
-		write_enter_t(file, SRC_SYSCALL_WRITE, PATH_NONE, CTX_OTHER,
-			      typed);
+		write_enter_prov(file, typed);
 	else if (cls == BHP_SYS_READ)
 		rcall_enter_t(file, SRC_SYSCALL_READ, typed);
 	else

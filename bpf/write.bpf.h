@@ -22,13 +22,17 @@ static __always_inline void blkdev_write_leave(long ret)
  * iomap_file_buffered_write() and generic_perform_write() run nested
  * inside blkdev_write_iter() for every block device write, where the
  * outer call already holds the thread's context: one lookup says so
- * before the file is resolved to a path.
+ * before the file is resolved to a path. The write syscall's own
+ * context is no outer call: the engine takes it over.
  */
 static __always_inline struct bhp_ctx *write_outer(void)
 {
 	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 
-	return c && bpf_ktime_get_ns() - c->ts < CTX_STALE_NS ? c : NULL;
+	return c && !(c->flags & CTX_F_PROV) &&
+			       bpf_ktime_get_ns() - c->ts < CTX_STALE_NS ?
+		       c :
+		       NULL;
 }
 
 static __always_inline bool write_nested(void)
@@ -36,12 +40,7 @@ static __always_inline bool write_nested(void)
 	return write_outer() != NULL;
 }
 
-/*
- * iomap's own engine: iomap even on a filesystem bhprof does not know.
- * Inside a write syscall that took the file for the other group (fuse
- * with its writeback cache, whose operations name neither family's
- * helpers), the engine says which path the call took, as in writeback.
- */
+/* iomap's own engine: iomap even on a filesystem bhprof does not know */
 static __always_inline void iomap_write_enter(void *iocb, void *from)
 {
 	struct bhp_ctx *c = write_outer();
@@ -66,6 +65,26 @@ static __always_inline void generic_write_enter(void *arg0, void *from)
 static __always_inline void generic_write_leave(long ret)
 {
 	write_exit(SRC_GENERIC_WRITE, ret);
+}
+
+/*
+ * Tracepoint mode's witness of iomap's engine inside a write syscall:
+ * iomap_iter() opens every extent iomap_file_buffered_write() (and
+ * iomap's direct I/O) writes. 5.15 on; before, no witness.
+ */
+#define BHP_IOMAP_WRITE 0x1	/* IOMAP_WRITE, the same since 4.8 */
+
+SEC("?tp_btf/iomap_iter")
+int BPF_PROG(tp_iomap_write_seen, struct iomap_iter *iter)
+{
+	struct bhp_ctx *c;
+
+	if (!(iter->flags & BHP_IOMAP_WRITE))
+		return 0;
+	c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
+	if (c && c->src == SRC_SYSCALL_WRITE && !(c->flags & CTX_F_IOMAP))
+		c->flags |= CTX_F_IOMAP;
+	return 0;
 }
 
 ENTRY_EXIT_PROBE(blkdev_write, blkdev_write_iter, blkdev_write_enter,

@@ -274,10 +274,11 @@ enum bhp_sys_class {
 	BHP_SYS_SYNC_FD,	/* writeback of one file: fd first */
 	BHP_SYS_SYNC,		/* writeback of no one file: sync, msync */
 	BHP_SYS_READ,		/* a read call: fd first */
-	/* a write call to a file on neither path, where the write group
-	 * runs on fentry or kprobes: the functions it watches are the two
-	 * paths' (btrfs and fuse write through neither), so the write
-	 * syscalls stand in for the other group's calls alone */
+	/* a write call, where the write group runs on fentry or kprobes:
+	 * the call is the paths' engines' to take over (blkdev_write_iter,
+	 * iomap_file_buffered_write, generic_perform_write); one that
+	 * none took (btrfs, fuse without its writeback cache) is the other
+	 * group's */
 	BHP_SYS_WRITE_OTHER,
 };
 
@@ -285,7 +286,11 @@ enum bhp_sys_class {
 #define BHP_MAX_SYSCALL 1024
 
 #define CTX_F_DIRECT 0x1
-#define CTX_F_NOPATH 0x2	/* inode belongs to no path (tmpfs, ...) */
+/* a write syscall's context, which a write engine's replaces: until one
+ * does, no engine of either path has run the call */
+#define CTX_F_PROV 0x2
+/* iomap's engine ran inside the write syscall (tracepoint mode) */
+#define CTX_F_IOMAP 0x4
 
 struct bhp_ctx {
 	bhp_u64 ts;

@@ -72,6 +72,18 @@ static void attach_iomap_reads(struct attach_plan *p, struct bhprof_bpf *s)
 	iomap_reads_lost(p, "tracepoint attach", strerror(-err));
 }
 
+static void attach_iomap_witness(struct attach_plan *p, struct bhprof_bpf *s)
+{
+	int err;
+
+	if (!p->write_tp_iomap)
+		return;
+	err = attach_prog(p, s->progs.tp_iomap_write_seen);
+	s->bss->iomap_witness = !err;
+	if (err)
+		iomap_witness_lost(p, "tracepoint attach", strerror(-err));
+}
+
 static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 			      enum bhp_group g)
 {
@@ -81,6 +93,8 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 	case BHP_GROUP_WRITE:
 		err = attach_sys(p, s->progs.tp_write_enter,
 				 s->progs.tp_write_exit, s, g);
+		if (!err)
+			attach_iomap_witness(p, s);
 		break;
 	case BHP_GROUP_WB:
 		err = attach_sys(p, s->progs.tp_sync_enter,
@@ -333,8 +347,9 @@ static void attach_callers(struct attach_plan *p, struct bhprof_bpf *s,
 /*
  * The other group's write calls: the write group's own syscall events in
  * tracepoint mode see every file; beside functions, the write syscalls'
- * events stand in for the files on neither path. Failing, they cost that
- * figure alone.
+ * events see the calls that no path's engine took over (btrfs, fuse
+ * without its writeback cache, whatever its operations name). Failing,
+ * they cost that figure alone.
  */
 static void attach_other(struct attach_plan *p, struct bhprof_bpf *s,
 			 struct run_info *info)
@@ -373,7 +388,7 @@ static void attach_other(struct attach_plan *p, struct bhprof_bpf *s,
 	info->other_mode = MODE_TRACEPOINT;
 	snprintf(info->other_detail, sizeof(info->other_detail),
 		 "syscalls:sys_{enter,exit}_* of the write syscalls, for "
-		 "files on neither path");
+		 "calls no path's engine ran");
 }
 
 /*

@@ -82,6 +82,8 @@ struct bpf_program *tp_bh_free_prog(const struct attach_plan *p,
 bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		enum bhp_group *g);
 void group_lost(struct attach_plan *p, enum bhp_group g, const char *why);
+void iomap_witness_lost(struct attach_plan *p, const char *what,
+			const char *why);
 void iomap_reads_lost(struct attach_plan *p, const char *what,
 		      const char *why);
 

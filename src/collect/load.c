@@ -151,6 +151,18 @@ static int demote(struct attach_plan *p, enum bhp_group g, enum attach_mode m,
 	return g;
 }
 
+/* iomap's engine's event only confirms a write call's path: refused,
+ * at load or at attach, the file's operations alone decide it */
+void iomap_witness_lost(struct attach_plan *p, const char *what,
+			const char *why)
+{
+	p->write_tp_iomap = false;
+	pwhy_add(p, PROBE_WRITE_IOMAP, what, why);
+	fprintf(stderr, "bhprof: the iomap_iter event was refused (%s: %s): "
+		"a write call's path is its file's operations', unconfirmed\n",
+		what, why);
+}
+
 /* iomap's read events give its read calls alone: refused, at load or
  * at attach, those read n/a and the rest of the read group stays */
 void iomap_reads_lost(struct attach_plan *p, const char *what, const char *why)
@@ -184,6 +196,10 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	/* the syscall programs every group shares: one per group instead */
 	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
 		return attach_plan_split_syscalls(p);
+	if (p->write_tp_iomap && prog == s->progs.tp_iomap_write_seen) {
+		iomap_witness_lost(p, bpf_program__name(prog), why);
+		return BHP_GROUP_WRITE;
+	}
 	if (p->read_tp_iomap && (prog == s->progs.tp_iomap_readpage ||
 				 prog == s->progs.tp_iomap_readahead)) {
 		iomap_reads_lost(p, bpf_program__name(prog), why);
@@ -249,6 +265,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload_sys(p, s);
 		autoload(s->progs.tp_write_enter, p->sys_split);
 		autoload(s->progs.tp_write_exit, p->sys_split);
+		autoload(s->progs.tp_iomap_write_seen, p->write_tp_iomap);
 		break;
 	case BHP_GROUP_WB:
 		autoload_sys(p, s);

@@ -67,8 +67,12 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
 	case PROBE_WRITE_IOMAP:
 	case PROBE_WRITE_GENERIC:
 		sys_names(names, sizeof(names), 1u << BHP_SYS_WRITE);
-		snprintf(buf, len, "%s for %s%s", ev, names,
-			 typed ? " (typed)" : "");
+		snprintf(buf, len, "%s for %s%s%s", ev, names,
+			 typed ? " (typed)" : "",
+			 id != PROBE_WRITE_IOMAP ? "" :
+			 p->write_tp_iomap ? " + iomap:iomap_iter (the engine ran)" :
+					     " (no iomap_iter event: the file's "
+					     "operations say iomap)");
 		return;
 	case PROBE_WB_CTX:
 		sys_names(names, sizeof(names),
