@@ -4,14 +4,16 @@
 # Builds the initramfs one kernel of the VM matrix boots with:
 #   busybox-static (as /bin/*), the static bhprof, the static vmwriter,
 #   mkfs.xfs / mkfs.ext4 with their shared libraries (only when the kernel
-#   has that filesystem), all of the kernel's architecture (another than
+#   has that filesystem), the static memfuse (only for a fuse- scenario on
+#   a kernel with FUSE), all of the kernel's architecture (another than
 #   the build machine's comes from foreign-root.sh), the kernel's modules-<suffix>/*.ko if any, the
 #   guest /init and scenarios, and /etc/vm.conf (kernel facts and the run
 #   plan).
 #
 # usage: build-initramfs.sh KERNEL_IMAGE OUTPUT.cpio
 # environment: BHPROF_BIN, BHPROF_BIN_<arch> (lib.sh's bhprof_bin),
-#   VMWRITER_BIN (default build/ARCH/vmwriter), VM_MODES, VM_SCENARIOS, VM_STAT_TIMEOUT,
+#   VMWRITER_BIN (default build/ARCH/vmwriter), MEMFUSE_BIN (default
+#   build/ARCH/memfuse), VM_MODES, VM_SCENARIOS, VM_STAT_TIMEOUT,
 #   VM_VERBOSE (1: run bhprof with -v always); VM_JOB (matrix, the default,
 #   or gate-record: see guest-init.sh) with VM_GATE_RUNS (6) and
 #   VM_GATE_WRITE (vmwriter's options for each run, default "-s 1m -t 16m")
@@ -130,7 +132,7 @@ has_fs() {	# has_fs y|m|"" module-name
 eval "$(kernel_plan "$img" "$K_ARCH")"
 scen=${VM_SCENARIOS:-$SCENARIOS}
 [ "$scen" = all ] && scen=$ALL_SCENARIOS
-have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0 have_btrfs=0 ntfs_driver=""
+have_xfs=0 have_ext4=0 have_exfat=0 have_vfat=0 have_btrfs=0 have_fuse=0 ntfs_driver=""
 if has_fs "$K_XFS" xfs; then
 	have_xfs=1
 	copy_dyn "$(tool mkfs.xfs)" || die "mkfs.xfs missing (apt-get install xfsprogs)"
@@ -161,6 +163,17 @@ if [[ " $scen " == *" btrfs-"* ]] && has_fs "$K_BTRFS" btrfs; then
 	have_btrfs=1
 	copy_dyn "$(tool mkfs.btrfs)" || die "mkfs.btrfs missing (apt-get install btrfs-progs)"
 fi
+# FUSE the same way, served by memfuse from memory: built for the host's
+# architecture alone (lib.sh build_memfuse), so another's guests leave
+# the fuse scenarios out as they do a filesystem their kernel lacks
+if [[ " $scen " == *" fuse-"* ]] && [ "$K_ARCH" = "$HOST_ARCH" ] &&
+   has_fs "$K_FUSE" fuse; then
+	have_fuse=1
+	memfuse=${MEMFUSE_BIN:-$BUILD_DIR/$K_ARCH/memfuse}
+	[ -x "$memfuse" ] || die "no memfuse at $memfuse (lib.sh build_memfuse)"
+	cp "$memfuse" "$root/bin/memfuse"
+	chmod 755 "$root/bin/memfuse"
+fi
 # vfat the same way; busybox's mkdosfs makes it
 if [[ " $scen " == *" vfat-"* ]] && has_fs "$K_VFAT" vfat; then
 	have_vfat=1
@@ -173,6 +186,7 @@ for s in $scen; do
 	exfat-*) [ $have_exfat = 1 ] || continue ;;
 	vfat-*) [ $have_vfat = 1 ] || continue ;;
 	btrfs-*) [ $have_btrfs = 1 ] || continue ;;
+	fuse-*) [ $have_fuse = 1 ] || continue ;;
 	ntfs-*) [ -n "$ntfs_driver" ] || continue ;;
 	xfs-*|file-read|mmap-write) [ $have_xfs = 1 ] || continue ;;
 	esac
@@ -196,6 +210,7 @@ VM_HAVE_EXT4=$have_ext4
 VM_HAVE_EXFAT=$have_exfat
 VM_HAVE_VFAT=$have_vfat
 VM_HAVE_BTRFS=$have_btrfs
+VM_HAVE_FUSE=$have_fuse
 VM_NTFS_DRIVER=$ntfs_driver
 VM_MODES='$modes'
 VM_SCENARIOS='${plan# }'

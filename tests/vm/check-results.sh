@@ -158,11 +158,12 @@ trace_json() {
 
 # The kernel's writeback passes and iomap read calls of a tracefs dump
 # (tests/lib/trace-passes.awk) -> {"passes", "ext4", "reads"}, or null
-# when guest-init.sh could not enable the writeback events
+# when guest-init.sh could not enable the writeback events; those of the
+# devices "MAJ:MIN ..." alone when given
 pass_json() {
 	grep -q '^writeback/writeback_single_inode$' "$res/pass-events.txt" 2>/dev/null ||
 		{ echo null; return; }
-	awk -f "$REPO_ROOT/tests/lib/trace-passes.awk" "$1" |
+	awk -v devs="${2:-}" -f "$REPO_ROOT/tests/lib/trace-passes.awk" "$1" |
 		awk '{ printf "{\"passes\":%d,\"ext4\":%d,\"reads\":%d}\n", $2, $4, $6 }'
 }
 
@@ -182,11 +183,22 @@ def kp($f): $kp[$f] // 0;
 def enginepath:
   if kp("iomap_file_buffered_write") > 0 then "iomap"
   elif kp("generic_perform_write") > 0 then "bh" else "none" end;
+# a FUSE file (memfuse: no disk under it, its data goes to the server)
+def fusew($w): $w.path | startswith("/mnt/fuse/");
+# ... mounted with the kernel'"'"'s writeback cache (fuse-wbc-file): the
+# only FUSE writes that dirty pages
+def fusewbc: $scen | startswith("fuse-wbc-");
+# ... whose path is iomap'"'"'s where fuse hands its writes to
+# iomap_file_buffered_write (its writeback cache, 7.x), by the kernel'"'"'s
+# own count, else none: fuse_perform_write, or generic_perform_write
+# with fuse'"'"'s own write_begin (no buffer heads), are the other group'"'"'s
+def fusepath: if kp("iomap_file_buffered_write") > 0 then "iomap" else "other" end;
 def pathof($w):
   if $w.blockdev then (if $bh == 1 then "bh" else "iomap" end)
   elif ($w.path | startswith("/mnt/ext4")) then "bh"
   elif ($w.path | startswith("/mnt/xfs")) then "iomap"
   elif ($w.path | test("^/mnt/(exfat|vfat|ntfs)/")) then enginepath
+  elif fusew($w) then fusepath
   else "other" end;
 # the units a write was cut into: the blocks of its device or filesystem
 # (buffer_heads) and the pages of its page cache (writeback)
@@ -222,10 +234,15 @@ def kengines: if ($kp | has("do_writepages")) then {
     ext4_writepages: kp("ext4_writepages"), iomap_writepages: kp("iomap_writepages") } else null end;
 def kmkwrite($p): if $p == "bh" then (if kp("ext4_page_mkwrite") > 0 then kp("ext4_page_mkwrite") else kp("block_page_mkwrite") end)
                   else kp("iomap_page_mkwrite") end;
+# a pass over a FUSE file on neither path is no path'"'"'s: bhprof'"'"'s pass
+# group counts none, the kernel'"'"'s trace every one ($fpref: the passes
+# over the FUSE mounts'"'"' bdi alone)
+($pref | if . != null and $fpref != null and fusepath == "other"
+         then .passes -= $fpref.passes else . end) as $pref |
 $stat as $s |
 ($writers | map(select(op == "read") | . + {p: pathof(.)})) as $rs |
 ($writers | map(select(op != "read"))) as $ws |
-($ws | map(. + {p: pathof(.), blocks: blocks(.), pages: pages(.)})) as $ws |
+($ws | map(. + {p: pathof(.), blocks: blocks(.), pages: pages(.), fuse: fusew(.)})) as $ws |
 ([ "bh", "iomap" ] | map({key: ., value: (. as $p | $ws | map(select(.p == $p)) | {
     wcalls: (map(select(op == "write" and (.direct | not)) | .calls) | add // 0),
     wbytes: (map(select(op == "write" and (.direct | not)) | .bytes) | add // 0),
@@ -234,6 +251,9 @@ $stat as $s |
     blocks: (map(select(op == "write" and (.direct | not)) | .blocks) | add // 0),
     bsize: (map(select(.blockdev) | .bsize // 4096) | max // 4096),
     mbytes: (map(select(op == "mmap") | .bytes) | add // 0),
+    # (FUSE writers send no bio: they are left out of the bios)
+    bbytes: (map(select(op == "write" and (.fuse | not)) | .bytes) | add // 0),
+    nb: (map(select(.fuse | not)) | length),
     n: length })}) | from_entries) as $exp |
 ([ "bh", "iomap" ] | map({key: ., value: (. as $p | $rs | map(select(.p == $p)) | {
     bytes: (map(.bytes) | add // 0),
@@ -245,7 +265,8 @@ $stat as $s |
     paths: ($s.paths // {}), other: $s.other,
     bh_alloc_total: $s.bh_alloc_total, bh_alloc_unattributed: $s.bh_alloc_unattributed,
     lost: $s.lost, bio_total: $s.bio_total, attach: $s.attach,
-    devices: [ $ws[] as $w | ($s.devices // [] | map(select(.dev == $w.dev)) | .[0]) as $d |
+    # (a FUSE file names an anonymous device, no disk)
+    devices: [ $ws[] | select(.fuse | not) as $w | ($s.devices // [] | map(select(.dev == $w.dev)) | .[0]) as $d |
       { dev: $w.dev, name: ($d.name // "?"), path: $w.p, bytes_written: $w.bytes,
         bio_bytes: ($d.bio_bytes // 0), bio_count: ($d.bio_count // 0),
         paths: ($d.paths // {}),
@@ -259,6 +280,8 @@ $stat as $s |
         disk_rbytes: ((($dsa[$w.dev].rsect // 0) - ($dsb[$w.dev].rsect // 0)) * 512),
         ref_count: ($ref.r[$w.dev].count // 0), ref_bytes: ($ref.r[$w.dev].bytes // 0) } ],
     trace_overrun: $ref.overrun,
+    # the paths of the FUSE writers, which have no device above
+    fuse_paths: ([ $ws[] | select(.fuse) | .p ] | unique),
     mmap: ($ws | any(op == "mmap")), racy: ($ws | any(.racer)),
     ref: { bh: $ref.bh, kp: $kp, passes: $pref.passes }, skipped: $skipped,
     expected: $exp, rexpected: $rexp
@@ -311,9 +334,12 @@ $r + { checks: (
           "got \($g.write.calls) calls \($g.write.bytes) B, wrote \($e.wcalls) calls \($e.wbytes) B"),
       chk("\($p) direct calls"; ($g.direct.calls == $e.dcalls and $g.direct.bytes == $e.dbytes);
           "got \($g.direct.calls) calls \($g.direct.bytes) B, wrote \($e.dcalls) calls \($e.dbytes) B"),
-      (if $e.n > 0 then
-         chk("\($p) bios"; ($g.bio.bytes >= $e.wbytes + $e.dbytes);
-             "\($g.bio.count) bios \($g.bio.bytes) B >= \($e.wbytes + $e.dbytes) B written")
+      (if $e.nb > 0 then
+         chk("\($p) bios"; ($g.bio.bytes >= $e.bbytes);
+             "\($g.bio.count) bios \($g.bio.bytes) B >= \($e.bbytes) B written")
+       elif $e.n > 0 then
+         # FUSE writers alone: their fs row holds none (below)
+         empty
        else
          # ... but exFAT and NTFS keep their metadata (FAT or MFT,
          # bitmap, directory entries) in the block device'"'"'s buffer
@@ -327,25 +353,65 @@ $r + { checks: (
                 "no writer on \($p): \($g.bio.count) bios, \($g.bh_alloc) bh, \($g.write.calls) calls")
           end)
        end) ]
-  # files on neither path: the other group, whole (btrfs)
+  # files on neither path: the other group, whole (btrfs, FUSE)
   + [ ($ws | map(select(.p == "other" and op == "write"))) as $ow |
       select($ow | length > 0) | ($s.other // {}) as $o |
       ($ow | map(select(.direct | not))) as $bw |
-      chk("other write calls"; ($o.write.calls == ($bw | map(.calls) | add // 0) and
-                                $o.write.bytes == ($bw | map(.bytes) | add // 0));
-          "got \($o.write.calls) calls \($o.write.bytes) B, wrote \($bw | map(.calls) | add // 0) calls \($bw | map(.bytes) | add // 0) B (\($o.write_source))"),
+      ($bw | map(.calls) | add // 0) as $wc | ($bw | map(.bytes) | add // 0) as $wb |
+      # (-d takes block devices alone, and FUSE has none: the group then
+      # holds the scenario'"'"'s own writes to tmpfs and tracefs too, and
+      # the FUSE row below holds the writer to its calls exactly)
+      (if $ow | all(.fuse) then
+         chk("other write calls"; ($o.write.calls >= $wc and $o.write.bytes >= $wb);
+             "got \($o.write.calls) calls \($o.write.bytes) B >= wrote \($wc) calls \($wb) B, the rest the scenario'"'"'s own (\($o.write_source))")
+       else
+         chk("other write calls"; ($o.write.calls == $wc and $o.write.bytes == $wb);
+             "got \($o.write.calls) calls \($o.write.bytes) B, wrote \($wc) calls \($wb) B (\($o.write_source))")
+       end),
       chk("other not on a path"; ([ $s.paths[].write.calls ] | add) == 0;
           "bh \($s.paths.bh.write.calls), iomap \($s.paths.iomap.write.calls) write calls"),
-      chk("other bios"; ($o.bio.bytes // 0) >= ($ow | map(.bytes) | add);
-          "\($o.bio.count) bios \($o.bio.bytes) B >= \($ow | map(.bytes) | add) B written"),
-      (if $mode == "tracepoint" then
+      # (a FUSE writer'"'"'s data goes to its server: its fs row holds no
+      # bio, below)
+      ($ow | map(select(.fuse | not))) as $dw |
+      (select($dw | length > 0) |
+       chk("other bios"; ($o.bio.bytes // 0) >= ($dw | map(.bytes) | add);
+           "\($o.bio.count) bios \($o.bio.bytes) B >= \($dw | map(.bytes) | add) B written")),
+      # ... and without its writeback cache dirties no page: it has no
+      # writeback to look for
+      ($bw | map(select((.fuse | not) or fusewbc))) as $cw |
+      (select($cw | length > 0) |
+       if $mode == "tracepoint" then
          chk("other writeback unseen"; $o.writeback == null; "writeback \($o.writeback | tojson)")
        else
          # (btrfs takes one from wbc->nr_to_write per folio, not per
-         # page: 64 for 16 MiB in 7.2'"'"'s large folios)
-         chk("other writeback"; ($o.writeback.calls >= 1 and $o.writeback.pages >= 1);
-             "\($o.writeback.calls) calls, \($o.writeback.pages) pages (folios) for \($bw | map(.pages) | add // 0) pages written")
+         # page: 64 for 16 MiB in 7.2'"'"'s large folios; FUSE'"'"'s are
+         # small before 7.x: one per page)
+         ($cw | map(select(.fuse) | .pages) | add // 0) as $fpg |
+         chk("other writeback"; ($o.writeback.calls >= 1 and $o.writeback.pages >= 1 and
+                                 $o.writeback.pages >= $fpg);
+             "\($o.writeback.calls) calls, \($o.writeback.pages) pages (folios) for \($cw | map(.pages) | add // 0) pages written\(if $fpg > 0 then ", \($fpg) of them FUSE'"'"'s" else "" end)")
        end) ]
+  # a FUSE file: the path bhprof gave is the engine the kernel ran.
+  # Without the writeback cache every write call runs fuse_perform_write
+  # and none iomap'"'"'s: the other group'"'"'s, none on a path. With it,
+  # never fuse_perform_write: iomap_file_buffered_write (7.x), or fuse'"'"'s
+  # own write_begin under generic_perform_write (before: the other
+  # group'"'"'s, whose count holds the scenario'"'"'s tmpfs writes too)
+  + [ ($ws | map(select(.fuse and op == "write"))) as $fw | select($fw | length > 0) |
+      ($fw | map(.calls) | add) as $c | $fw[0].p as $p |
+      ([ "bh", "iomap" ] | map({ key: ., value: $s.paths[.].write.calls }) | from_entries
+       + { other: $s.other.write.calls }) as $got |
+      chk("fuse engine \($p)";
+          (if fusewbc then
+             kp("fuse_perform_write") == 0 and
+             (if $p == "iomap" then kp("iomap_file_buffered_write") >= $c
+              else kp("generic_perform_write") >= $c end)
+           else
+             kp("fuse_perform_write") >= $c and kp("iomap_file_buffered_write") == 0
+           end) and
+          (if $p == "other" then $got.other >= $c and $got.bh + $got.iomap == 0
+           else $got[$p] == $c end);
+          "kernel: fuse_perform_write \(if $kp | has("fuse_perform_write") then kp("fuse_perform_write") else "(no kprobe event)" end), iomap_file_buffered_write \(kp("iomap_file_buffered_write")), generic_perform_write \(kp("generic_perform_write")); bhprof: bh \($got.bh), iomap \($got.iomap), other \($got.other) write calls; wrote \($c) calls, \(if fusewbc then "with" else "without" end) the writeback cache: \($p)") ]
   # per filesystem: each writer'"'"'s write calls and bytes whole in the
   # row of its filesystem (by /proc/mounts) on its path, and its bios
   + [ select($s.filesystems | type == "array") | $s.filesystems as $fr |
@@ -359,8 +425,13 @@ $r + { checks: (
            $row.direct.calls == ($o | map(.calls) | add // 0) and
            $row.direct.bytes == ($o | map(.bytes) | add // 0));
           "row \($fs)/\($p): \($row.write.calls) calls \($row.write.bytes) B, direct \($row.direct.calls) \($row.direct.bytes) B; wrote \($b | map(.calls) | add // 0) calls \($b | map(.bytes) | add // 0) B, direct \($o | map(.calls) | add // 0) \($o | map(.bytes) | add // 0) B; rows \($fr | map("\(.fs)/\(.path)") | join(" "))"),
-      chk("fs \($fs)/\($p) bios"; ($row.bio.bytes // 0) >= ($g | map(.bytes) | add);
-          "\($row.bio.count) bios \($row.bio.bytes) B >= \($g | map(.bytes) | add) B written") ]
+      (if $g | all(.fuse) then
+         chk("fs \($fs)/\($p) no bios"; ($row.bio.count // 0) == 0 and ($row.bio.bytes // 0) == 0;
+             "\($row.bio.count) bios \($row.bio.bytes) B: the server took the \($g | map(.bytes) | add) B written")
+       else
+         chk("fs \($fs)/\($p) bios"; ($row.bio.bytes // 0) >= ($g | map(.bytes) | add);
+             "\($row.bio.count) bios \($row.bio.bytes) B >= \($g | map(.bytes) | add) B written")
+       end) ]
   # ... and the rows of a path add up to the path, the rows of all to
   # every bio and every buffer_head allocated outside reads (a row keeps
   # none of those). The bios no context claims (a kernel thread'"'"'s) may
@@ -409,8 +480,10 @@ $r + { checks: (
   # ext4'"'"'s own event, iomap'"'"'s)
   # (before 6.12 write_cache_pages took one from wbc->nr_to_write per
   # folio, so a mapping'"'"'s pages are folios there: a mapping'"'"'s large
-  # folios are checked for at least one)
-  + [ $exp | to_entries[] | .key as $p | ($ws | map(select(.p == $p and (.direct | not)))) as $wbw |
+  # folios are checked for at least one; a FUSE file without the
+  # writeback cache dirties none)
+  + [ $exp | to_entries[] | .key as $p |
+      ($ws | map(select(.p == $p and (.direct | not) and ((.fuse | not) or fusewbc)))) as $wbw |
       select($wbw | length > 0) | ($s.paths[$p].writeback // {}) as $wb |
       ($wbw | map(if op == "mmap" and $folio_wb and $mode != "tracepoint" then 1 else .pages end) | add) as $pg |
       chk("\($p) writeback"; (($wb.calls == null or $wb.calls >= 1) and ($wb.pages // 0) >= $pg);
@@ -503,7 +576,7 @@ $r + { checks: (
         chk("passes absent"; ($n | all(. == null)); "no writeback_single_inode events in this kernel: \($n | tojson)")
       else
         chk("passes vs kernel trace"; ($pref != null and ($n | all(. != null)) and ($n | add) == $pref.passes and $ref.overrun == 0);
-            "bhprof bh \($n[0]) + iomap \($n[1]), tracefs \($pref.passes // "not captured") passes, \($pref.ext4) by ext4_writepages alone (overrun \($ref.overrun))"),
+            "bhprof bh \($n[0]) + iomap \($n[1]), tracefs \($pref.passes // "not captured") passes\(if $fpref != null and fusepath == "other" then " (and \($fpref.passes) over a FUSE file, no path'"'"'s)" else "" end), \($pref.ext4) by ext4_writepages alone (overrun \($ref.overrun))"),
         chk("pass latency"; ($pw | all((.pass_lat_ns.count // 0) == .passes and (.passes == 0 or .pass_lat_ns.p50 > 0)));
             "bh \($pw[0].pass_lat_ns.count) latencies p50 \($pw[0].pass_lat_ns.p50) ns, iomap \($pw[1].pass_lat_ns.count) p50 \($pw[1].pass_lat_ns.p50) ns"),
         (select($ws | any(.p == "bh" and (.path | startswith("/mnt/ext4")))) |
@@ -551,18 +624,21 @@ $r + { checks: (
 }
 | . + { ok: (.checks | all(.ok)) }
 | . + { row: (
-    .figures as $f | ($f.devices + $f.reads | map(.path) | unique) as $ps |
-    def sumf(f): [ $ps[] as $p | $f.paths[$p] | f ] | add // 0;
+    .figures as $f | (($f.devices + $f.reads | map(.path)) + $f.fuse_paths | unique) as $ps |
+    # (the other group'"'"'s figures, for btrfs'"'"'s and FUSE'"'"'s rows)
+    def grp($p): if $p == "other" then ($f.other // {}) | { write, direct: .dio, bio, writeback }
+                 else $f.paths[$p] end;
+    def sumf(f): [ $ps[] as $p | grp($p) | f ] | add // 0;
     { mode: $mode, scenario: $scen, result: (if .ok then "PASS" else "FAIL" end),
       path: ($ps | join("+")),
       wcalls: sumf((.write.calls // 0) + (.direct.calls // 0)),
-      wbcalls: (if ([ $ps[] as $p | $f.paths[$p].writeback.calls ] | any(. == null)) then "-" else sumf(.writeback.calls) end),
+      wbcalls: (if ([ $ps[] as $p | grp($p).writeback.calls ] | any(. == null)) then "-" else sumf(.writeback.calls) end),
       pages: sumf(.writeback.pages // 0),
       bios: sumf(.bio.count // 0),
       biomib: (sumf(.bio.bytes // 0) | mib),
-      maxbio: ([ $ps[] as $p | $f.paths[$p].bio.size_bytes.max // 0 ] | max),
+      maxbio: ([ $ps[] as $p | grp($p).bio.size_bytes.max // 0 ] | max),
       bh: ($f.bh_alloc_total // 0),
-      kbios: ([ $f.devices[].ref_count ] | if any(. == null) then "?" else add end),
+      kbios: ([ $f.devices[].ref_count ] | if length == 0 then "-" elif any(. == null) then "?" else add end),
       kbh: ($f.ref.bh // "?"),
       rcalls: ([ $f.reads[].path ] | unique | if length == 0 then "-" else [ .[] as $p | $f.paths[$p].read.calls ] | if any(. == null) then "n/a" else add end end),
       rbios: ([ $f.reads[].rbio_count ] | add // 0),
@@ -578,8 +654,9 @@ $r + { checks: (
 # ---- tracepoint mode: the typed twins where the kernel has
 # bpf_rdonly_cast (6.2 and later), the untyped ones before; the probes'
 # detail says which ran (their figures are checked like any run's below)
-case " $VM_MODES " in
-*" tracepoint "*)
+# (where raw-buffered ran: VM_SCENARIOS may leave it out)
+case " $VM_MODES @ $VM_SCENARIOS " in
+*" tracepoint "*@*" raw-buffered "*)
 	tpj=$res/runs/tracepoint/raw-buffered/stat.json
 	want=$(awk -v v="$K_VERSION" 'BEGIN { split(v, a, "."); print (a[1] > 6 || (a[1] == 6 && a[2] >= 2)) ? "typed" : "untyped" }')
 	got=$(jq -r '[.probes[] | select(.name == "write_blkdev" or
@@ -624,6 +701,13 @@ for mode in $VM_MODES; do
 		[ -f "$d/bio-trace.txt" ] && ref=$(trace_json "$d/bio-trace.txt" "$d/trace-stats.txt" $bht)
 		pref=null
 		[ -f "$d/bio-trace.txt" ] && pref=$(pass_json "$d/bio-trace.txt")
+		# ... and those over a FUSE file, by its bdi (named by its
+		# device, as the writer's file is)
+		fpref=null
+		fdevs=$(jq -r 'select(.path | startswith("/mnt/fuse/")) | .dev' \
+			"$d/writers.jsonl" 2>/dev/null | sort -u | tr '\n' ' ')
+		[ -n "$fdevs" ] && [ "$pref" != null ] &&
+			fpref=$(pass_json "$d/bio-trace.txt" "$fdevs")
 		kprobes='{}'
 		[ -f "$d/kprobe-profile.txt" ] && kprobes=$(kp_json "$d/kprobe-profile.txt")
 		# mount point -> the type /proc/mounts names (s_type->name)
@@ -636,6 +720,7 @@ for mode in $VM_MODES; do
 			"$d/stat.err" 2>/dev/null | tail -n 1)
 		jq -n --arg mode "$mode" --arg scen "$s" --argjson rc "$rc" \
 			--argjson ref "$ref" --argjson kp "$kprobes" --argjson pref "$pref" \
+			--argjson fpref "$fpref" \
 			--argjson skipped "${skipped:-0}" \
 			--argjson bh "$K_BH" --arg bhwb "$K_BH_WB" --argjson stat "$stat" \
 			--argjson folio_wb "$folio_wb" --argjson pgsz "$K_PAGE_SIZE" \

@@ -39,10 +39,11 @@ MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf
 # in the guest, so they are loaded beforehand); and NTFS, on buffer heads
 # with 6.12's ntfs3, on iomap with the new ntfs driver that replaced it
 # (a kernel has one of the two); and ext4 loaded while bhprof runs; and
-# btrfs, on neither path: the other group
-PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ntfs-file ext4-late btrfs-file"
-# ... arm64's, emulated at half the speed, without FAT and NTFS: the same
-# drivers' code as amd64's, which runs them
+# btrfs, on neither path: the other group; and FUSE (built in), without
+# its writeback cache on neither path, with it on iomap from 7.x
+PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ntfs-file ext4-late btrfs-file fuse-file fuse-wbc-file"
+# ... arm64's, emulated at half the speed, without FAT, NTFS and FUSE:
+# the same drivers' code as amd64's, which runs them
 PLAN_SCENARIOS_arm64="raw-buffered raw-read ext4-file xfs-file file-read exfat-file"
 
 fail() {

@@ -162,8 +162,10 @@ gate_record() {
 }
 [ "${VM_JOB:-matrix}" = gate-record ] && gate_record
 
-mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs
+mkdir -p /mnt/xfs /mnt/ext4 /mnt/exfat /mnt/vfat /mnt/ntfs /mnt/btrfs /mnt/fuse
 export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT="" NTFS_MNT="" BTRFS_MNT=""
+export FUSE_MNT=""
+FUSE_PID=""
 
 # A fresh filesystem for every run that uses one, so that each attach
 # mode sees the same disk state and must report the same counts.
@@ -266,6 +268,35 @@ fresh_ntfs() {
 	fi
 }
 
+# FUSE, served from memfuse's memory (no disk: its data goes to the
+# server, no bio of its own), with the kernel's writeback cache (-w) or
+# without. The server of the run before goes with its mount.
+fresh_fuse() {
+	FUSE_MNT=""
+	[ "$VM_HAVE_FUSE" = 1 ] || return 0
+	if [ -n "$FUSE_PID" ]; then
+		umount /mnt/fuse 2>/dev/null
+		kill $FUSE_PID 2>/dev/null
+		wait $FUSE_PID 2>/dev/null
+		FUSE_PID=""
+	fi
+	# (devtmpfs makes it; a kernel without devtmpfs leaves /dev the
+	# initramfs's own, empty)
+	[ -c /dev/fuse ] || mknod /dev/fuse c 10 229
+	memfuse "$@" /mnt/fuse >> $R/memfuse.log 2>&1 &
+	FUSE_PID=$!
+	n=0
+	until grep -q "^[^ ]* /mnt/fuse fuse" /proc/mounts; do
+		n=$((n + 1))
+		if [ $n -gt 50 ] || ! kill -0 $FUSE_PID 2>/dev/null; then
+			log "FAILED: memfuse $* on /mnt/fuse: $(tail -n 1 $R/memfuse.log)"
+			return 0
+		fi
+		sleep 0.2
+	done
+	FUSE_MNT=/mnt/fuse
+}
+
 fresh_xfs
 fresh_ext4
 log "filesystems: xfs=${XFS_MNT:-none} ext4=${EXT4_MNT:-none}"
@@ -294,8 +325,9 @@ if [ -n "$lo" ]; then
 fi
 
 # The kernel's own count of read, page_mkwrite, fallback and writeback
-# calls and of the writeback engines: a kprobe event on each such
-# function it has, enabled by the scenarios around their load only
+# calls and of the write and writeback engines (fuse's own too: which of
+# them ran is the path a fuse file's writes took): a kprobe event on
+# each such function it has, enabled by the scenarios around their load only
 # (scenarios/common.sh); made once, since adding a probe event would
 # empty the trace buffer of a running scenario
 for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
@@ -304,7 +336,7 @@ for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
 	 block_write_full_folio block_write_full_page \
 	 iomap_file_buffered_write generic_perform_write \
 	 do_writepages ext4_writepages mpage_writepages __mpage_writepages \
-	 iomap_writepages; do
+	 iomap_writepages fuse_perform_write fuse_writepages; do
 	# a module's function ends in "\t[ext4]" (Debian's generic kernels)
 	l=$(grep -m1 -E " [tT] $f(	\[[a-z0-9_]+\])?\$" /proc/kallsyms) || continue
 	# ... and is named MOD:FUNC, which the kernel arms again each time
@@ -355,6 +387,8 @@ fresh_for() {
 	vfat-*) fresh_vfat ;;
 	ntfs-*) fresh_ntfs ;;
 	btrfs-*) fresh_btrfs ;;
+	fuse-wbc-*) fresh_fuse -w ;;
+	fuse-*) fresh_fuse ;;
 	xfs-*|two-writers) fresh_xfs ;;
 	file-read|mmap-write) fresh_ext4; fresh_xfs ;;
 	esac

@@ -146,6 +146,28 @@ build_vmwriter() {
 		return 1; }
 }
 
+# The FUSE server of the fuse scenarios, static against libfuse3
+# (libfuse3-dev ships libfuse3.a), into $BUILD_DIR/ARCH/memfuse: for
+# the host's architecture alone. arm64 guests leave those scenarios to
+# amd64's (fuse's code is the same), as they leave FAT and NTFS: no
+# libfuse3.a of theirs is needed.
+build_memfuse() {
+	local a=${1:-$HOST_ARCH} cc=${CC:-cc} cflags libs
+	[ "$a" = "$HOST_ARCH" ] || return 0
+	mkdir -p "$BUILD_DIR/$a"
+	cflags=$(pkg-config --cflags fuse3 2>/dev/null) &&
+		libs=$(pkg-config --static --libs fuse3 2>/dev/null) || {
+		echo "pkg-config knows no fuse3: apt-get install libfuse3-dev pkg-config" >&2
+		return 1; }
+	# (libfuse3.a's module loader calls dlopen, which a static link
+	# warns of: memfuse loads no module)
+	# shellcheck disable=SC2086
+	"$cc" -static -O2 -Wall $cflags -o "$BUILD_DIR/$a/memfuse" \
+		"$VM_DIR/memfuse.c" $libs 2>"$BUILD_DIR/$a/memfuse.log" || {
+		cat "$BUILD_DIR/$a/memfuse.log" >&2
+		return 1; }
+}
+
 # The folder that holds the test kernels: ../shared/kernels beside the
 # repository unless BHPROF_KERNELS_DIR says otherwise.
 kernels_dir() {
@@ -241,7 +263,8 @@ version_ge() {
 }
 
 # Facts about one kernel, from its .config alone, as shell assignments:
-#   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_EXFAT K_BTRFS K_LOOP K_MODES
+#   K_VERSION K_BH(1/0) K_EXT4(y/m/"") K_XFS(y/m/"") K_EXFAT K_BTRFS K_FUSE
+#   K_LOOP K_MODES
 #   K_BH_WB (block_write_full_folio or _page), K_ARCH (x86, arm64: the
 #   guest's QEMU and binaries), K_PAGE_SIZE (bytes)
 kernel_facts() {
@@ -281,6 +304,7 @@ kernel_facts() {
 	printf 'K_NTFS3=%s\n' "$(cfg_val CONFIG_NTFS3_FS "$cfg")"
 	printf 'K_NTFS=%s\n' "$(cfg_val CONFIG_NTFS_FS "$cfg")"
 	printf 'K_BTRFS=%s\n' "$(cfg_val CONFIG_BTRFS_FS "$cfg")"
+	printf 'K_FUSE=%s\n' "$(cfg_val CONFIG_FUSE_FS "$cfg")"
 	printf 'K_LOOP=%s\n' "$(cfg_val CONFIG_BLK_DEV_LOOP "$cfg")"
 	printf 'K_MODES="%s"\n' "${modes# }"
 	if [ "$(cfg_val CONFIG_ARM64 "$cfg")" = y ]; then

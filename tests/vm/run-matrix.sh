@@ -102,6 +102,7 @@ for a in "${arches[@]}"; do
 	[ -x "$bin" ] || fatal "no static $a bhprof at $bin"
 	export "BHPROF_BIN_$a=$bin"
 	build_vmwriter "$a" || fatal "cannot build the static $a vmwriter (libc6-dev, crossbuild-essential-$(deb_arch "$a"))"
+	build_memfuse "$a" || fatal "cannot build the static memfuse (libfuse3-dev, pkg-config)"
 done
 
 # ---- boot every kernel, VM_JOBS at a time ------------------------------
