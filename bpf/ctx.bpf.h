@@ -333,10 +333,43 @@ static __always_inline void write_enter_t(struct file *file, __u32 src,
 			   typed);
 }
 
+/*
+ * An engine taking over its write syscall's context (CTX_F_PROV): the
+ * same file, so its path, device and filesystem stand as the syscall
+ * judged them, but for the engine's word where the operations gave
+ * none; one lookup where opening anew takes four. Rewritten closed, as
+ * ctx_reopen() does.
+ */
+static __always_inline bool write_claim(struct inode *inode, __u32 src,
+					__u32 hint)
+{
+	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
+
+	if (!c || !(c->flags & CTX_F_PROV) || c->inode != (__u64)inode)
+		return false;
+	c->src = 0;
+	barrier();
+	c->ts = bpf_ktime_get_ns();
+	c->flags &= ~CTX_F_PROV;
+	if (c->path >= PATH_NONE && hint != PATH_NONE)
+		c->path = hint;
+	barrier();
+	c->src = src;
+	return true;
+}
+
+/* a write engine's call (or a write syscall's, split per group) */
 static __always_inline void write_enter(struct file *file, __u32 src,
 					__u32 hint)
 {
-	write_enter_t(file, src, hint, CTX_FILES, false);
+	struct inode *inode;
+	__u32 flags = 0;
+
+	FAULT_POINT(BHP_GROUP_WRITE);
+	inode = call_inode(file, &flags, false);
+	if (inode && !write_claim(inode, src, hint))
+		ctx_open_t(CTX_WRITE, inode, src, flags, hint, CTX_FILES, 0,
+			   false);
 }
 
 /*
@@ -368,7 +401,7 @@ bool iomap_witness;
  * its file's operations alone: 7.x's fuse names iomap's helpers on every
  * mount, but writes through iomap only with its writeback cache (else
  * fuse_perform_write). A call no engine took over ran neither path's;
- * in tracepoint mode a call iomap's did not run (its iomap_iter event)
+ * in tracepoint mode a call iomap's did not run (its iomap_iter_dstmap event)
  * is not iomap's. The buffer_head engine has no such event, nor a block
  * device's direct I/O (its own, not iomap's): there the operations' or
  * the kernel's word stands.

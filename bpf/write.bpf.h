@@ -69,17 +69,19 @@ static __always_inline void generic_write_leave(long ret)
 
 /*
  * Tracepoint mode's witness of iomap's engine inside a write syscall:
- * iomap_iter() opens every extent iomap_file_buffered_write() (and
- * iomap's direct I/O) writes. 5.15 on; before, no witness.
+ * iomap_iter() maps every extent iomap_file_buffered_write() (and
+ * iomap's direct I/O) writes, once each (iomap_iter itself fires twice
+ * a write). 5.15 on; before, no witness. A block device's path is its
+ * kernel's, whichever engine runs it (6.6 on, iomap's with buffer heads
+ * where they are built): its writes, most of what a raw writer makes,
+ * end here before any lookup.
  */
-#define BHP_IOMAP_WRITE 0x1	/* IOMAP_WRITE, the same since 4.8 */
-
-SEC("?tp_btf/iomap_iter")
-int BPF_PROG(tp_iomap_write_seen, struct iomap_iter *iter)
+SEC("?tp_btf/iomap_iter_dstmap")
+int BPF_PROG(tp_iomap_write_seen, struct inode *inode)
 {
 	struct bhp_ctx *c;
 
-	if (!(iter->flags & BHP_IOMAP_WRITE))
+	if (!inode || (inode->i_mode & BHP_S_IFMT) == BHP_S_IFBLK)
 		return 0;
 	c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 	if (c && c->src == SRC_SYSCALL_WRITE && !(c->flags & CTX_F_IOMAP))

@@ -58,7 +58,7 @@ struct attach_plan {
 	bool kp_alone[NR_PROBES];
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	bool read_tp_iomap;		/* iomap_readpage, iomap_readahead */
-	bool write_tp_iomap;		/* iomap_iter: iomap's engine ran */
+	bool write_tp_iomap;		/* iomap_iter_dstmap: iomap's engine ran */
 	uint64_t bh_cs_lo, bh_cs_hi;
 	/* --callers: the allocation probes that take stacks, and the
 	 * owner and free probes beside them, in the bh group's flavour */

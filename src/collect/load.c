@@ -158,7 +158,7 @@ void iomap_witness_lost(struct attach_plan *p, const char *what,
 {
 	p->write_tp_iomap = false;
 	pwhy_add(p, PROBE_WRITE_IOMAP, what, why);
-	fprintf(stderr, "bhprof: the iomap_iter event was refused (%s: %s): "
+	fprintf(stderr, "bhprof: the iomap_iter_dstmap event was refused (%s: %s): "
 		"a write call's path is its file's operations', unconfirmed\n",
 		what, why);
 }

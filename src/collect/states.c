@@ -70,9 +70,9 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
 		snprintf(buf, len, "%s for %s%s%s", ev, names,
 			 typed ? " (typed)" : "",
 			 id != PROBE_WRITE_IOMAP ? "" :
-			 p->write_tp_iomap ? " + iomap:iomap_iter (the engine ran)" :
-					     " (no iomap_iter event: the file's "
-					     "operations say iomap)");
+			 p->write_tp_iomap ? " + iomap:iomap_iter_dstmap (the engine ran)" :
+					     " (no iomap_iter_dstmap event: the "
+					     "file's operations say iomap)");
 		return;
 	case PROBE_WB_CTX:
 		sys_names(names, sizeof(names),

@@ -87,5 +87,5 @@ fi
 "$BHPROF" probe --json --attach tracepoint >"$WORK/probe.json" 2>/dev/null
 w=$(jq -r '.probes[] | select(.name == "write_iomap") | .detail' "$WORK/probe.json")
 check "probe names the witness of iomap's engine ($w)" \
-	grep -q 'iomap:iomap_iter (the engine ran)' <<<"$w"
+	grep -q 'iomap:iomap_iter_dstmap (the engine ran)' <<<"$w"
 finish
