@@ -167,6 +167,19 @@ export XFS_MNT="" EXT4_MNT="" EXFAT_MNT="" VFAT_MNT="" NTFS_MNT="" BTRFS_MNT=""
 export FUSE_MNT=""
 FUSE_PID=""
 
+# ext4 as this kernel takes it, for fresh_ext4 and ext4-late.sh: no
+# lazy init, no bitmap prefetch (no kernel thread may touch the disk
+# behind the scenarios), noatime. orphan_file, which mke2fs 1.47 sets,
+# is 5.15's: older kernels refuse to mount it; and 5.10 knows no
+# no_prefetch_block_bitmaps (it prefetched only when asked).
+kv=$(uname -r)
+kmaj=${kv%%.*} kmin=${kv#*.}
+kmin=${kmin%%.*}
+export EXT4_MKFS_OPTS="" EXT4_MOUNT_OPTS=noinit_itable,no_prefetch_block_bitmaps,noatime
+if [ "$kmaj" -lt 5 ] || { [ "$kmaj" -eq 5 ] && [ "$kmin" -lt 15 ]; }; then
+	EXT4_MKFS_OPTS="-O ^orphan_file" EXT4_MOUNT_OPTS=noinit_itable,noatime
+fi
+
 # A fresh filesystem for every run that uses one, so that each attach
 # mode sees the same disk state and must report the same counts.
 fresh_xfs() {
@@ -188,20 +201,9 @@ fresh_ext4() {
 	# 4 KiB blocks as on any real disk (mke2fs picks 1 KiB below 512 MB);
 	# no lazy init, no bitmap prefetch: no kernel thread may touch the
 	# disk behind the scenarios (noatime: nor may a read)
-	# (orphan_file, which mke2fs 1.47 sets, is 5.15's: older kernels
-	# refuse to mount it)
-	o="" kv=$(uname -r)
-	kmaj=${kv%%.*} kmin=${kv#*.}
-	kmin=${kmin%%.*}
-	mo=noinit_itable,no_prefetch_block_bitmaps,noatime
-	if [ "$kmaj" -lt 5 ] || { [ "$kmaj" -eq 5 ] && [ "$kmin" -lt 15 ]; }; then
-		# (and 5.10 knows no no_prefetch_block_bitmaps: it prefetched
-		# only when asked)
-		o="-O ^orphan_file" mo=noinit_itable,noatime
-	fi
-	if mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 $o \
-		"$EXT4_DEV" >>$R/mkfs.log 2>&1 &&
-	   mount -t ext4 -o $mo "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
+	if mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 \
+		$EXT4_MKFS_OPTS "$EXT4_DEV" >>$R/mkfs.log 2>&1 &&
+	   mount -t ext4 -o $EXT4_MOUNT_OPTS "$EXT4_DEV" /mnt/ext4 2>>$R/mkfs.log; then
 		EXT4_MNT=/mnt/ext4
 	else
 		log "FAILED: mkfs/mount ext4 on $EXT4_DEV"

@@ -35,8 +35,7 @@ for e in ext4_writepages ext4_writepages_result; do
 	echo 1 > $T/events/ext4/$e/enable 2>/dev/null || true
 done
 begin
-mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps,noatime \
-	"$EXT4_DEV" /mnt/ext4
+mount -t ext4 -o "$EXT4_MOUNT_OPTS" "$EXT4_DEV" /mnt/ext4
 mount -t xfs -o noatime "$XFS_DEV" /mnt/xfs
 w -c -s 1m -t 16m "/mnt/ext4/f-$MODE"
 w -c -s 1m -t 16m "/mnt/xfs/f-$MODE"
