@@ -55,6 +55,10 @@ const volatile __u32 dev_slot_mask = DEV_SLOTS - 1;
 #define PLAIN_READ_N(p, a, b, n, ...) PLAIN_READ_##n(p, a, b)
 #define PLAIN_READ_1(p, a, b) ((p)->a)
 #define PLAIN_READ_2(p, a, b) ((p)->a->b)
+/* ... where typed (a constant) says so, else probe reads: one body for a
+ * tp_btf program and its raw_tp twin, whose pointer comes untyped */
+#define READ_T(typed, p, ...) \
+	((typed) ? PLAIN_READ(p, __VA_ARGS__) : BPF_CORE_READ(p, __VA_ARGS__))
 
 /* Stale contexts (a missed kretprobe) are replaced after this long. */
 #define CTX_STALE_NS (60ULL * 1000000000ULL)

@@ -274,25 +274,40 @@ int BPF_PROG(tp_bh_folio_t, struct writeback_control *wbc)
  * ext4 pages: ext4 writes its data back through its own loop, which fires
  * no wbc_writepage; ext4_writepages_result gives what it wrote. A module's
  * tracepoint (ext4's, where ext4 is a module) hands its pointers over as
- * maybe-NULL since 6.12.y and 6.13.
+ * maybe-NULL since 6.12.y and 6.13. The inode is probe-read: the raw_tp
+ * twin, for a module without BTF, gets it untyped.
  */
-SEC("?tp_btf/ext4_writepages_result")
-int BPF_PROG(tp_wb_ext4, struct inode *inode, struct writeback_control *wbc,
-	     int ret, int pages_written)
+static __always_inline void ext4_pages_seen(struct inode *inode,
+					    int pages_written)
 {
 	struct bhp_path_stats *ps;
 	__u32 dev = 0, path;
 
 	if (!inode || pages_written <= 0 ||
 	    !tgid_ok(bpf_get_current_pid_tgid()))
-		return 0;
+		return;
 	path = inode_path_t(inode, &dev, false);
 	if (path >= NR_PATHS || !dev_ok(dev))
-		return 0;
+		return;
 	ps = pstats(path);
 	if (ps)
 		ps->wb_pages += pages_written;
 	fs_pages(inode_fs_t(inode, false), path, pages_written);
+}
+
+SEC("?tp_btf/ext4_writepages_result")
+int BPF_PROG(tp_wb_ext4, struct inode *inode, struct writeback_control *wbc,
+	     int ret, int pages_written)
+{
+	ext4_pages_seen(inode, pages_written);
+	return 0;
+}
+
+SEC("?raw_tp/ext4_writepages_result")
+int BPF_PROG(tp_wb_ext4_raw, struct inode *inode,
+	     struct writeback_control *wbc, int ret, int pages_written)
+{
+	ext4_pages_seen(inode, pages_written);
 	return 0;
 }
 

@@ -106,6 +106,7 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio);
 		err = err ?: attach_prog(p, s->progs.tp_bh_folio_t);
 		err = err ?: attach_prog(p, s->progs.tp_wb_ext4);
+		err = err ?: attach_prog(p, s->progs.tp_wb_ext4_raw);
 		break;
 	case BHP_GROUP_BH:
 		err = attach_prog(p, p->callers ? s->progs.tp_bh_alloc_c :
@@ -126,6 +127,8 @@ static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,
 		err = err ?: attach_prog(p, s->progs.tp_pass_end);
 		err = err ?: attach_prog(p, s->progs.tp_pass_ext4);
 		err = err ?: attach_prog(p, s->progs.tp_pass_ext4_end);
+		err = err ?: attach_prog(p, s->progs.tp_pass_ext4_raw);
+		err = err ?: attach_prog(p, s->progs.tp_pass_ext4_end_raw);
 		break;
 	default:
 		break;

@@ -56,6 +56,9 @@ struct attach_plan {
 	/* a function of a module without BTF (before 5.11) in a group on
 	 * fentry: on kprobes alone, the rest of its group on fentry */
 	bool kp_alone[NR_PROBES];
+	/* a tracepoint of a module without BTF (before 5.11), which tp_btf
+	 * cannot attach to: on its raw_tp twin, arguments untyped */
+	bool tp_raw[NR_PROBES];
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	bool read_tp_iomap;		/* iomap_readpage, iomap_readahead */
 	bool write_tp_iomap;		/* iomap_iter_dstmap: iomap's engine ran */
@@ -89,6 +92,10 @@ static inline bool attach_group_runs(const struct attach_plan *p,
 {
 	return !p->failed[g] && p->group_mode[g] != MODE_NONE;
 }
+
+/* the flavour probe id runs in: its group's, or kprobes for a module
+ * function fentry cannot reach (kp_alone) */
+enum attach_mode probe_mode(const struct attach_plan *p, enum probe_id id);
 
 /* The tracepoint stand-ins' syscall table, by number (the BPF object's
  * sys_class[]): the classes of the groups attached on tracepoints. */

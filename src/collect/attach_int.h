@@ -60,9 +60,6 @@ static inline void pwhy_add(struct attach_plan *p, int id, const char *what,
 struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
 			 enum probe_id id);
 bool group_present(const struct attach_plan *p, enum bhp_group g);
-/* the flavour probe id runs in: its group's, or kprobes for a module
- * function fentry cannot reach (kp_alone) */
-enum attach_mode probe_mode(const struct attach_plan *p, enum probe_id id);
 /* the arity of a function of vmlinux or of its module, by BTF; 0 if
  * BTF does not know it */
 uint32_t kbtf_func_nargs(struct kbtf *kb, const struct ksyms *ks,

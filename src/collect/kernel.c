@@ -311,6 +311,14 @@ bool btf_has_module_btf(void)
 	       kconfig_value("CONFIG_DEBUG_INFO_BTF_MODULES") == 1;
 }
 
+bool btf_module_has_btf(const char *mod)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", mod);
+	return access(path, F_OK) == 0;
+}
+
 bool btf_has_tracepoint(const struct btf *btf, const char *event)
 {
 	char name[128];

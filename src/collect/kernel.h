@@ -44,6 +44,8 @@ bool btf_func_param0_is(const struct btf *btf, const char *func,
 bool btf_has_tracepoint(const struct btf *btf, const char *event);
 /* can a module have BTF at all (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11)? */
 bool btf_has_module_btf(void);
+/* ... and does loaded module mod have its own? */
+bool btf_module_has_btf(const char *mod);
 /* the arguments a BTF-typed tracepoint hands its programs, -1 if none */
 int btf_tp_nargs(const struct btf *btf, const char *event);
 /* does the tracepoint's first argument point to a struct of that name? */

@@ -149,7 +149,8 @@ say(struct watch *w, const char *fmt, ...)
 		fprintf(stderr, "%s\n", m);
 }
 
-/* "ext4_read_folio fentry, ext4_writepages tracepoint" */
+/* "ext4_read_folio fentry, ext4_writepages tracepoint": each probe's own
+ * flavour (kprobes for a module without BTF beside fentry) */
 static void probes_text(const struct attach_plan *p, uint64_t probes,
 			char *buf, size_t len)
 {
@@ -161,7 +162,7 @@ static void probes_text(const struct attach_plan *p, uint64_t probes,
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s %s",
 				off ? ", " : "", p->func[id],
-				mode_name(p->group_mode[probe_group_of(id)]));
+				mode_name(probe_mode(p, id)));
 	}
 }
 

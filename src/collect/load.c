@@ -37,6 +37,31 @@ struct bpf_program *tp_bh_free_prog(const struct attach_plan *p,
 	return p->bh_free_tp2 ? s->progs.tp_bh_free2 : s->progs.tp_bh_free;
 }
 
+/* ext4's events: tp_btf with its module's BTF, raw_tp without (5.10) */
+static struct bpf_program *ext4_tp(const struct attach_plan *p,
+				   struct bpf_program *btf,
+				   struct bpf_program *raw)
+{
+	return p->tp_raw[PROBE_PASS_EXT4] ? raw : btf;
+}
+
+/* the pass group's: ext4_writepages and its result */
+static void autoload_ext4_passes(const struct attach_plan *p,
+				 struct bhprof_bpf *s, bool on)
+{
+	autoload(ext4_tp(p, s->progs.tp_pass_ext4, s->progs.tp_pass_ext4_raw),
+		 on);
+	autoload(ext4_tp(p, s->progs.tp_pass_ext4_end,
+			 s->progs.tp_pass_ext4_end_raw), on);
+}
+
+/* the writeback group's: the result's pages */
+static void autoload_ext4_pages(const struct attach_plan *p,
+				struct bhprof_bpf *s, bool on)
+{
+	autoload(ext4_tp(p, s->progs.tp_wb_ext4, s->progs.tp_wb_ext4_raw), on);
+}
+
 /* The tracepoint stand-ins of each group, every variant. */
 bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		enum bhp_group *g)
@@ -56,6 +81,7 @@ bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_bh_folio, BHP_GROUP_WB },
 		{ s->progs.tp_bh_folio_t, BHP_GROUP_WB },
 		{ s->progs.tp_wb_ext4, BHP_GROUP_WB },
+		{ s->progs.tp_wb_ext4_raw, BHP_GROUP_WB },
 		{ s->progs.tp_bh_alloc, BHP_GROUP_BH },
 		{ s->progs.tp_bh_alloc_c, BHP_GROUP_BH },
 		{ s->progs.tp_bio_queue, BHP_GROUP_BIO },
@@ -70,6 +96,8 @@ bool is_tp_prog(struct bhprof_bpf *s, const struct bpf_program *prog,
 		{ s->progs.tp_pass_end, BHP_GROUP_PASS },
 		{ s->progs.tp_pass_ext4, BHP_GROUP_PASS },
 		{ s->progs.tp_pass_ext4_end, BHP_GROUP_PASS },
+		{ s->progs.tp_pass_ext4_raw, BHP_GROUP_PASS },
+		{ s->progs.tp_pass_ext4_end_raw, BHP_GROUP_PASS },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
@@ -281,7 +309,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 				    s->progs.tp_bh_folio,
 			 !p->absent[PROBE_WB_BH]);
 		/* ext4's own pages: the pass group's events, where ext4 is */
-		autoload(s->progs.tp_wb_ext4, !p->absent[PROBE_PASS_EXT4]);
+		autoload_ext4_pages(p, s, !p->absent[PROBE_PASS_EXT4]);
 		break;
 	case BHP_GROUP_BH:
 		autoload(p->callers ? s->progs.tp_bh_alloc_c :
@@ -298,9 +326,7 @@ static void autoload_tracepoints(struct attach_plan *p,
 	case BHP_GROUP_PASS:
 		autoload(s->progs.tp_pass_start, !p->absent[PROBE_PASS_INODE]);
 		autoload(s->progs.tp_pass_end, !p->absent[PROBE_PASS_INODE]);
-		autoload(s->progs.tp_pass_ext4, !p->absent[PROBE_PASS_EXT4]);
-		autoload(s->progs.tp_pass_ext4_end,
-			 !p->absent[PROBE_PASS_EXT4]);
+		autoload_ext4_passes(p, s, !p->absent[PROBE_PASS_EXT4]);
 		break;
 	default:
 		break;
@@ -413,12 +439,11 @@ void attach_plan_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 static void late_tracepoints(struct attach_plan *p, struct bhprof_bpf *s)
 {
 	bool ext4 = !p->absent[PROBE_PASS_EXT4];
+	bool wb_tp = p->group_mode[BHP_GROUP_WB] == MODE_TRACEPOINT &&
+		     !p->failed[BHP_GROUP_WB];
 
-	autoload(s->progs.tp_pass_ext4, ext4);
-	autoload(s->progs.tp_pass_ext4_end, ext4);
-	autoload(s->progs.tp_wb_ext4,
-		 ext4 && p->group_mode[BHP_GROUP_WB] == MODE_TRACEPOINT &&
-			 !p->failed[BHP_GROUP_WB]);
+	autoload_ext4_passes(p, s, ext4);
+	autoload_ext4_pages(p, s, ext4 && wb_tp);
 }
 
 void attach_plan_late_autoload(struct attach_plan *p, struct bhprof_bpf *s)

@@ -59,6 +59,12 @@ static bool is_tp_probe(enum probe_id id)
 	       id == PROBE_PASS_EXT4;
 }
 
+/* ... whose programs have raw_tp twins, for a module without BTF */
+static bool has_raw_tp(enum probe_id id)
+{
+	return id == PROBE_PASS_EXT4;
+}
+
 bool caps_ok(void)
 {
 	struct __user_cap_header_struct hdr = {
@@ -161,18 +167,26 @@ static int fentry_try(int btf_id, int btf_obj_fd)
  * later), which kallsyms names with the module that defines it */
 #define TRACEITER "__traceiter_"
 
-/* A tracepoint in vmlinux's BTF or in its module's: *mod says which. */
+/*
+ * A tracepoint in vmlinux's BTF or in its module's: *mod says which. A
+ * module without BTF (before 5.11) has its tracepoints all the same, by
+ * kallsyms: *raw says only a raw tracepoint can take them.
+ */
 static bool tp_found(struct kbtf *kb, const struct ksyms *ks,
-		     const char *name, const char **mod)
+		     const char *name, const char **mod, bool *raw)
 {
 	char iter[96];
 
 	*mod = NULL;
+	*raw = false;
 	if (btf_has_tracepoint(kb->vmlinux, name))
 		return true;
 	snprintf(iter, sizeof(iter), TRACEITER "%s", name);
 	*mod = ksyms_module_of(ks, iter);
-	return *mod && btf_has_tracepoint(kbtf_module(kb, *mod), name);
+	if (!*mod)
+		return false;
+	*raw = !btf_module_has_btf(*mod);
+	return *raw || btf_has_tracepoint(kbtf_module(kb, *mod), name);
 }
 
 /* A function in vmlinux's BTF, or in kallsyms (a module's or one built
@@ -193,18 +207,22 @@ bool func_found(struct kbtf *kb, const struct ksyms *ks, const char *name,
 	return btf_has_func(kb->vmlinux, name) || *sym;
 }
 
+/* *raw: a tracepoint probe on its raw_tp programs (tp_found) */
 static bool probe_found(struct kbtf *kb, const struct ksyms *ks, int id,
-			const char *name, const char **sym, const char **mod)
+			const char *name, const char **sym, const char **mod,
+			bool *raw)
 {
 	const char *pmod;
+	bool praw;
 
+	*raw = false;
 	if (!is_tp_probe(id))
 		return func_found(kb, ks, name, sym, mod);
 	*sym = NULL;
-	if (!tp_found(kb, ks, name, mod))
+	if (!tp_found(kb, ks, name, mod, raw) || (*raw && !has_raw_tp(id)))
 		return false;
 	/* both events of a pair, from the same module */
-	return !tp_pair[id] || (tp_found(kb, ks, tp_pair[id], &pmod) &&
+	return !tp_pair[id] || (tp_found(kb, ks, tp_pair[id], &pmod, &praw) &&
 				!strcmp(pmod ?: "", *mod ?: ""));
 }
 
@@ -215,10 +233,12 @@ static void resolve(struct attach_plan *p, struct kbtf *kb,
 		p->absent[id] = true;
 		for (int c = 0; c < 3 && candidates[id][c]; c++) {
 			const char *name = candidates[id][c], *sym, *mod;
+			bool raw;
 
-			if (!probe_found(kb, ks, id, name, &sym, &mod))
+			if (!probe_found(kb, ks, id, name, &sym, &mod, &raw))
 				continue;
 			p->absent[id] = false;
+			p->tp_raw[id] = raw;
 			snprintf(p->func[id], sizeof(p->func[id]), "%s", name);
 			snprintf(p->ksym[id], sizeof(p->ksym[id]), "%s",
 				 sym ? sym : name);
@@ -234,8 +254,13 @@ static void resolve(struct attach_plan *p, struct kbtf *kb,
 	}
 }
 
-/* Tries every function of the group, so that each probe can say why its
- * own was refused. On failure, the first refusal is the group's reason. */
+/* module BTF came in 5.11: kprobes reach a module's function that fentry
+ * cannot, and a function has one flavour, so nothing counts twice */
+static bool kp_alone_ok(const struct attach_plan *p, int id)
+{
+	return p->mod[id][0] && p->kprobe_ok && !btf_has_module_btf();
+}
+
 /* fentry on probe id's function, vmlinux's or its module's: 0, or why
  * not in *why */
 static int fentry_probe(const struct attach_plan *p, struct kbtf *kb, int id,
@@ -278,9 +303,7 @@ static bool group_fentry_ok(struct attach_plan *p, struct kbtf *kb,
 		if (!fentry_probe(p, kb, id, &why))
 			continue;
 		pwhy_add(p, id, "fentry", why);
-		/* module BTF came in 5.11: kprobes reach what fentry cannot,
-		 * and a function has one flavour, so nothing counts twice */
-		if (p->mod[id][0] && p->kprobe_ok && !btf_has_module_btf()) {
+		if (kp_alone_ok(p, id)) {
 			p->kp_alone[id] = true;
 			continue;
 		}
@@ -538,21 +561,28 @@ uint64_t attach_plan_module(struct attach_plan *mini,
 	mini->callers = false;
 	for (int id = 0; id < NR_PROBES; id++) {
 		mini->absent[id] = true;
+		mini->tp_raw[id] = false;
+		mini->kp_alone[id] = false;
 		if (!(want & (1ULL << id)))
 			continue;
 		for (int c = 0; c < 3 && candidates[id][c]; c++) {
 			const char *name = candidates[id][c], *sym, *m;
+			bool raw;
 
-			if (!probe_found(kb, ks, id, name, &sym, &m) || !m ||
-			    strcmp(m, mod))
+			if (!probe_found(kb, ks, id, name, &sym, &m, &raw) ||
+			    !m || strcmp(m, mod))
 				continue;
 			mini->absent[id] = false;
+			mini->tp_raw[id] = raw;
 			found |= 1ULL << id;
 			snprintf(mini->func[id], sizeof(mini->func[id]), "%s",
 				 name);
 			snprintf(mini->ksym[id], sizeof(mini->ksym[id]), "%s",
 				 sym ? sym : name);
 			snprintf(mini->mod[id], sizeof(mini->mod[id]), "%s", mod);
+			/* as at the start (group_fentry_ok) */
+			mini->kp_alone[id] = !is_tp_probe(id) &&
+					     kp_alone_ok(mini, id);
 			break;
 		}
 	}

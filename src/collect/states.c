@@ -15,6 +15,8 @@ static bool is_read_fn(enum probe_id id)
 
 #define READ_TP_PAGES \
 	"filemap:mm_filemap_add_to_page_cache in a read syscall (pages)"
+/* ext4's events where its module has no BTF (before 5.11) */
+#define RAW_TP "raw_tp: no module BTF"
 
 static const char *tp_fixed_detail(enum probe_id id,
 				   const struct attach_plan *p)
@@ -25,7 +27,10 @@ static const char *tp_fixed_detail(enum probe_id id,
 		return p->typed ? "writeback:wbc_writepage (pages only, typed)" :
 				  "writeback:wbc_writepage (pages only)";
 	case PROBE_WB_EXT4:
-		return "ext4:ext4_writepages_result (pages only)";
+		return p->tp_raw[PROBE_PASS_EXT4] ?
+			       "ext4:ext4_writepages_result (pages only, "
+			       RAW_TP ")" :
+			       "ext4:ext4_writepages_result (pages only)";
 	case PROBE_WB_IOMAP:
 		return p->iomap_tp_new ? "iomap:iomap_writeback_folio (pages only)" :
 					 "iomap:iomap_writepage (pages only)";
@@ -37,8 +42,10 @@ static const char *tp_fixed_detail(enum probe_id id,
 	case PROBE_PASS_INODE:
 		return "writeback:writeback_single_inode{_start,} (tp_btf)";
 	case PROBE_PASS_EXT4:
-		return "ext4:ext4_writepages{,_result} outside a "
-		       "writeback_single_inode (tp_btf)";
+		return p->tp_raw[id] ? "ext4:ext4_writepages{,_result} outside "
+				       "a writeback_single_inode (" RAW_TP ")" :
+				       "ext4:ext4_writepages{,_result} outside "
+				       "a writeback_single_inode (tp_btf)";
 	case PROBE_READ_IOMAP_FOLIO:
 	case PROBE_READ_IOMAP_RA:
 		if (p->read_tp_iomap && id == PROBE_READ_IOMAP_FOLIO)

@@ -227,10 +227,10 @@ static const char *callers_why(const struct run_info *info, enum figure f)
 }
 
 /*
- * Tracepoint mode counts ext4's pages from ext4's own event, which a
- * kernel whose ext4 is a module without BTF (before 5.11) cannot hand to
- * a tp_btf program: with ext4 there and its events not, the bh path's
- * pages would leave ext4's out, so the figure is unknown.
+ * Tracepoint mode counts ext4's pages from ext4's own event (a raw_tp
+ * program where ext4 is a module without BTF, before 5.11): with ext4
+ * there and its events not found, the bh path's pages would leave
+ * ext4's out, so the figure is unknown.
  */
 static bool ext4_pages_unseen(const struct run_info *info, unsigned int path)
 {
