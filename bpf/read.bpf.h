@@ -180,32 +180,46 @@ static __always_inline void blkdev_read_leave(long ret)
 ENTRY_EXIT_PROBE(blkdev_read, blkdev_read_iter, blkdev_read_enter,
 		 blkdev_read_leave)
 
+/* set by userspace once iomap's read events are attached */
+bool iomap_read_witness;
+
 /*
  * Pages read, in tracepoint mode: a folio the read syscall adds to the
  * page cache is one it is about to read (readahead and read_folio both
  * add before they read). No function of the read path has a tracepoint
- * for its calls or latency.
+ * for its calls or latency. A file of iomap's by its operations reads
+ * through iomap only if iomap's read event follows (7.x's fuse names
+ * iomap's helpers and reads through its own fuse_readahead): its pages
+ * wait in the call's context for that event (iomap_read_seen()), and go
+ * uncounted without it, read by no path's engine.
  */
-static __always_inline struct bhp_path_stats *
-read_added(struct address_space *mapping)
+static __always_inline void read_added(struct address_space *mapping,
+				       __u32 pages)
 {
 	struct bhp_ctx *c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
+	struct bhp_path_stats *ps;
 	__u32 dev = 0, path;
 
 	if (!c || c->src != SRC_SYSCALL_READ)
-		return NULL;
+		return;
 	/* the event's page or folio is typed: plain loads to the inode */
 	path = inode_path_t(mapping->host, &dev, true);
-	return path < NR_PATHS && dev_ok(dev) ? pstats(path) : NULL;
+	if (path >= NR_PATHS || !dev_ok(dev))
+		return;
+	if (path == PATH_IOMAP && iomap_read_witness &&
+	    !(c->flags & CTX_F_IOMAP)) {
+		c->pages += pages;
+		return;
+	}
+	ps = pstats(path);
+	if (ps)
+		ps->read_pages += pages;
 }
 
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(tp_read_folio_added, struct folio *folio)
 {
-	struct bhp_path_stats *ps = read_added(folio->mapping);
-
-	if (ps)
-		ps->read_pages += folio_pages_t(folio, true);
+	read_added(folio->mapping, folio_pages_t(folio, true));
 	return 0;
 }
 
@@ -214,22 +228,21 @@ int BPF_PROG(tp_read_folio_added, struct folio *folio)
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(tp_read_page_added, struct page *page)
 {
-	struct bhp_path_stats *ps = read_added(page->mapping);
-
-	if (ps)
-		ps->read_pages++;
+	read_added(page->mapping, 1);
 	return 0;
 }
 
 /*
  * Read calls of the iomap path, in tracepoint mode: iomap_read_folio()
- * and iomap_readahead() each fire one event per call. Their pages stay
- * with tp_read_folio_added (the readpage event says 1 whatever the
- * folio's size), their latency unknown: no event marks the end.
+ * and iomap_readahead() each fire one event per call. Their pages are
+ * those tp_read_folio_added kept waiting for it (the readpage event says
+ * 1 whatever the folio's size), their latency unknown: no event marks
+ * the end.
  */
 static __always_inline void iomap_read_seen(struct inode *inode)
 {
 	struct bhp_path_stats *ps;
+	struct bhp_ctx *c;
 	__u32 dev = 0;
 
 	FAULT_POINT(BHPROF_FAULT_IOMAP_READS);
@@ -238,8 +251,16 @@ static __always_inline void iomap_read_seen(struct inode *inode)
 	if (!iomap_event_inode(inode, &dev) || !dev_ok(dev))
 		return;
 	ps = pstats(PATH_IOMAP);
-	if (ps)
-		ps->read_calls++;
+	if (!ps)
+		return;
+	ps->read_calls++;
+	/* the pages its read syscall added before it, iomap's now */
+	c = ctx_get(CTX_RCALL, bpf_get_current_pid_tgid());
+	if (c && c->src == SRC_SYSCALL_READ) {
+		c->flags |= CTX_F_IOMAP;
+		ps->read_pages += c->pages;
+		c->pages = 0;
+	}
 }
 
 SEC("?tp_btf/iomap_readpage")

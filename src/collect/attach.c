@@ -66,6 +66,7 @@ static void attach_iomap_reads(struct attach_plan *p, struct bhprof_bpf *s)
 	int err = attach_prog(p, s->progs.tp_iomap_readpage);
 
 	err = err ?: attach_prog(p, s->progs.tp_iomap_readahead);
+	s->bss->iomap_read_witness = !err;
 	if (!err)
 		return;
 	links_truncate(p, mark);

@@ -84,6 +84,32 @@ else
 	check "fuse before iomap (no iomap_iter events): the calls on the other group (other: $(row wbc other); iomap: $(row wbc iomap))" \
 		[ "$(row wbc other | cut -d' ' -f1-2) $(row wbc iomap)" = "64 4194304 0 0 0 0" ]
 fi
+# ... and read back cold: its pages are iomap's only if iomap's read
+# events fire for them (6.18's fuse reads through its own readahead)
+echo 3 > /proc/sys/vm/drop_caches
+echo 0 > $T/tracing_on
+echo > $T/trace
+for e in iomap_readahead iomap_readpage; do
+	echo 1 > $T/events/iomap/$e/enable
+done
+echo 1 > $T/tracing_on
+"$BHPROF" stat --json --attach tracepoint -- \
+	dd if="$WORK/wbc/f" of=/dev/null bs=64k status=none \
+	>"$WORK/read.json" 2>"$WORK/read.err"
+check "read: stat ran" [ $? = 0 ]
+echo 0 > $T/tracing_on
+for e in iomap_readahead iomap_readpage; do
+	echo 0 > $T/events/iomap/$e/enable
+done
+ri=$(grep -c " dev $(stat -c '%Hd:%Ld' "$WORK/wbc") " $T/trace)
+rp=$(jq -r '"\(.paths.iomap.read.calls) \(.paths.iomap.read.pages)"' "$WORK/read.json")
+if [ "$ri" = 0 ]; then
+	check "a cold read the kernel ran through no iomap read (0 events) has no iomap read calls or pages (iomap: $rp)" \
+		[ "$rp" = "0 0" ]
+else
+	check "a cold read through iomap ($ri events): its $PAGES pages on iomap (iomap: $rp)" \
+		[ "${rp#* }" = "$PAGES" ]
+fi
 "$BHPROF" probe --json --attach tracepoint >"$WORK/probe.json" 2>/dev/null
 w=$(jq -r '.probes[] | select(.name == "write_iomap") | .detail' "$WORK/probe.json")
 check "probe names the witness of iomap's engine ($w)" \
