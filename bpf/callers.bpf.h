@@ -148,10 +148,19 @@ static __always_inline void owner_clear(long ret)
 }
 
 /* folio_alloc_buffers(folio, ...), alloc_page_buffers(page, ...) before
- * 6.5: page and folio keep the mapping at the same place */
+ * 6.5: page and folio keep the mapping at the same place. Before 5.16
+ * there is no struct folio to relocate against ("mm: Add struct folio"),
+ * and a read of one would fail the load */
+static __always_inline struct inode *buffers_host(void *a0)
+{
+	if (bpf_core_type_exists(struct folio))
+		return BPF_CORE_READ((struct folio *)a0, mapping, host);
+	return BPF_CORE_READ((struct page *)a0, mapping, host);
+}
+
 static __always_inline void owner_folio(void *a0, void *a1)
 {
-	struct inode *host = BPF_CORE_READ((struct folio *)a0, mapping, host);
+	struct inode *host = buffers_host(a0);
 	__u16 mode;
 
 	if (!host) {
@@ -166,12 +175,19 @@ static __always_inline void owner_folio(void *a0, void *a1)
 }
 
 /* jbd2_journal_write_metadata_buffer(transaction, jh_in, ...): the copy
- * it makes of a buffer for the log belongs to the buffer's device */
+ * it makes of a buffer for the log belongs to the buffer's device. Where
+ * jbd2 is a module without BTF (before 5.11) its journal_head has no
+ * type to relocate against: b_bh, its first field since 2.6, is read
+ * where it has always been. */
 static __always_inline void owner_jbd2(void *a0, void *a1)
 {
-	struct journal_head *jh = a1;
+	struct buffer_head *bh = NULL;
 
-	owner_set(BPF_CORE_READ(jh, b_bh, b_bdev, bd_dev), OWNER_BDEV);
+	if (bpf_core_type_exists(struct journal_head))
+		bh = BPF_CORE_READ((struct journal_head *)a1, b_bh);
+	else
+		bpf_probe_read_kernel(&bh, sizeof(bh), a1);
+	owner_set(BPF_CORE_READ(bh, b_bdev, bd_dev), OWNER_BDEV);
 }
 
 ENTRY_EXIT_PROBE(own_folio, folio_alloc_buffers, owner_folio, owner_clear)

@@ -301,18 +301,19 @@ static int callers_attach_funcs(struct attach_plan *p, struct bhprof_bpf *s,
 	for (int i = 0; i < NR_CALLERS_PROGS && !err; i++) {
 		struct progs pr = callers_progs(s, i);
 		const char *fn = callers_func(p, i);
-		struct bpf_program *in = m == MODE_FENTRY ? pr.fe : pr.kp;
-		struct bpf_program *out = m == MODE_FENTRY ? pr.fx : pr.kr;
+		enum attach_mode pm = callers_mode(p, i, m);
+		struct bpf_program *in = pm == MODE_FENTRY ? pr.fe : pr.kp;
+		struct bpf_program *out = pm == MODE_FENTRY ? pr.fx : pr.kr;
 
 		if (!fn)
 			continue;
-		err = link_add(p, attach_one(in, m, false, fn));
+		err = link_add(p, attach_one(in, pm, false, fn));
 		if (!err && out)
-			err = link_add(p, attach_one(out, m, true, fn));
+			err = link_add(p, attach_one(out, pm, true, fn));
 		if (err)
 			snprintf(p->callers_why, sizeof(p->callers_why),
 				 "owners and frees lost: %s on %s: %s",
-				 mode_name(m), fn, strerror(-err));
+				 mode_name(pm), fn, strerror(-err));
 	}
 	return err;
 }

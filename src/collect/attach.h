@@ -68,6 +68,7 @@ struct attach_plan {
 	bool callers;
 	bool callers_lost;		/* refused: chains only */
 	bool own_jbd2;			/* jbd2 is in this kernel */
+	bool own_jbd2_kp;		/* ... on kprobes beside fentry */
 	bool bh_free;			/* free_buffer_head is */
 	char own_func[64];		/* folio_alloc_buffers, or the page one */
 	char callers_why[160];

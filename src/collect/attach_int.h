@@ -103,6 +103,9 @@ size_t callers_want(const char **want);
 struct progs callers_progs(struct bhprof_bpf *s, int i);
 bool is_callers_prog(struct bhprof_bpf *s, const struct bpf_program *prog);
 const char *callers_func(const struct attach_plan *p, int i);
+/* ... and the flavour it runs in, the bh group's mode m or kprobes */
+enum attach_mode callers_mode(const struct attach_plan *p, int i,
+			      enum attach_mode m);
 void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s);
 
 #endif /* BHPROF_ATTACH_INT_H */

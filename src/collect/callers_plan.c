@@ -67,18 +67,38 @@ const char *callers_func(const struct attach_plan *p, int i)
 	}
 }
 
-/* a function of vmlinux, or of a loaded module, by BTF or kallsyms */
+/* a function of vmlinux, or of a loaded module, by BTF or kallsyms:
+ * *mod names the module */
+static bool kernel_has_func_mod(struct kbtf *kb, const struct ksyms *ks,
+				const char *name, const char **mod)
+{
+	const char *sym;
+
+	return func_found(kb, ks, name, &sym, mod);
+}
+
 static bool kernel_has_func(struct kbtf *kb, const struct ksyms *ks,
 			    const char *name)
 {
-	const char *sym, *mod;
+	const char *mod;
 
-	return func_found(kb, ks, name, &sym, &mod);
+	return kernel_has_func_mod(kb, ks, name, &mod);
+}
+
+/* The flavour of callers program i in a bh group of mode m: jbd2's on
+ * kprobes beside fentry where its module has no BTF (before 5.11), as
+ * the groups' module functions (kp_alone). */
+enum attach_mode callers_mode(const struct attach_plan *p, int i,
+			      enum attach_mode m)
+{
+	return i == 1 && m == MODE_FENTRY && p->own_jbd2_kp ? MODE_KPROBE : m;
 }
 
 void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 			 const struct ksyms *ks)
 {
+	const char *mod;
+
 	p->callers = true;
 	if (p->absent[PROBE_BH_ALLOC]) {
 		snprintf(p->callers_why, sizeof(p->callers_why),
@@ -91,7 +111,9 @@ void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 			snprintf(p->own_func, sizeof(p->own_func), "%s",
 				 callers_owners[i]);
 	/* jbd2 is a module on distribution kernels */
-	p->own_jbd2 = kernel_has_func(kb, ks, CALLERS_JBD2);
+	p->own_jbd2 = kernel_has_func_mod(kb, ks, CALLERS_JBD2, &mod);
+	p->own_jbd2_kp = p->own_jbd2 && mod && p->kprobe_ok &&
+			 !btf_has_module_btf();
 	p->own_nargs[0] = kbtf_func_nargs(kb, ks, p->own_func);
 	p->own_nargs[1] = kbtf_func_nargs(kb, ks, CALLERS_JBD2);
 	p->bh_free = kernel_has_func(kb, ks, CALLERS_FREE);
@@ -109,10 +131,11 @@ void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 	for (int i = 0; i < NR_CALLERS_PROGS; i++) {
 		struct progs pr = callers_progs(s, i);
 		const char *fn = callers_func(p, i);
+		enum attach_mode pm = callers_mode(p, i, m);
 
 		if (!fn)
 			continue;
-		if (m == MODE_FENTRY) {
+		if (pm == MODE_FENTRY) {
 			autoload(pr.fe, true);
 			autoload(pr.fx, true);
 			if (pr.fx_nargs)
@@ -120,7 +143,7 @@ void callers_autoload(struct attach_plan *p, struct bhprof_bpf *s)
 			bpf_program__set_attach_target(pr.fe, 0, fn);
 			if (pr.fx)
 				bpf_program__set_attach_target(pr.fx, 0, fn);
-		} else if (m == MODE_KPROBE) {
+		} else if (pm == MODE_KPROBE) {
 			autoload(pr.kp, true);
 			autoload(pr.kr, true);
 		}
