@@ -70,11 +70,11 @@ static __always_inline void generic_write_leave(long ret)
 /*
  * Tracepoint mode's witness of iomap's engine inside a write syscall:
  * iomap_iter() maps every extent iomap_file_buffered_write() (and
- * iomap's direct I/O) writes, once each (iomap_iter itself fires twice
- * a write). 5.15 on; before, no witness. A block device's path is its
- * kernel's, whichever engine runs it (6.6 on, iomap's with buffer heads
- * where they are built): its writes, most of what a raw writer makes,
- * end here before any lookup.
+ * iomap's direct I/O) writes, and iomap_iter_dstmap fires once for each
+ * (the iomap_iter event twice a write). 5.15 on; before, no witness. A
+ * block device's path is its kernel's, whichever engine runs it (6.6
+ * on, iomap's with buffer heads where they are built): its writes, most
+ * of what a raw writer makes, end here before any lookup.
  */
 SEC("?tp_btf/iomap_iter_dstmap")
 int BPF_PROG(tp_iomap_write_seen, struct inode *inode)
