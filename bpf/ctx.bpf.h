@@ -246,6 +246,8 @@ static __always_inline void ctx_open_t(__u32 kind, struct inode *inode,
 		mode = typed ? inode->i_mode : BPF_CORE_READ(inode, i_mode);
 		c.path = typed ? inode_path_typed(inode, mode, &c.dev) :
 				 inode_path_mode(inode, mode, &c.dev);
+		if ((mode & BHP_S_IFMT) == BHP_S_IFBLK)
+			flags |= CTX_F_BDEV;
 		if (!dev_ok(c.dev))
 			return;
 	}
@@ -402,16 +404,17 @@ bool iomap_witness;
  * mount, but writes through iomap only with its writeback cache (else
  * fuse_perform_write). A call no engine took over ran neither path's;
  * in tracepoint mode a call iomap's did not run (its iomap_iter_dstmap event)
- * is not iomap's. The buffer_head engine has no such event, nor a block
- * device's direct I/O (its own, not iomap's): there the operations' or
- * the kernel's word stands.
+ * is not iomap's. The buffer_head engine has no such event, nor any
+ * direct I/O needs one, and a block device's path is its kernel's
+ * whichever engine runs it (the witness leaves its events unread):
+ * there the operations' or the kernel's word stands.
  */
 static __always_inline void write_engine_path(struct bhp_ctx *c)
 {
 	if (c->flags & CTX_F_PROV)
 		c->path = PATH_NONE;
 	else if (c->path == PATH_IOMAP && iomap_witness &&
-		 !(c->flags & (CTX_F_IOMAP | CTX_F_DIRECT)))
+		 !(c->flags & (CTX_F_IOMAP | CTX_F_DIRECT | CTX_F_BDEV)))
 		c->path = PATH_NONE;
 }
 

@@ -291,6 +291,8 @@ enum bhp_sys_class {
 #define CTX_F_PROV 0x2
 /* iomap's engine ran inside the write syscall (tracepoint mode) */
 #define CTX_F_IOMAP 0x4
+/* the call's inode is a block device's: its path is its kernel's */
+#define CTX_F_BDEV 0x8
 
 struct bhp_ctx {
 	bhp_u64 ts;

@@ -113,7 +113,7 @@ void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 	/* jbd2 is a module on distribution kernels */
 	p->own_jbd2 = kernel_has_func_mod(kb, ks, CALLERS_JBD2, &mod);
 	p->own_jbd2_kp = p->own_jbd2 && mod && p->kprobe_ok &&
-			 !btf_has_module_btf();
+			 !btf_module_has_btf(mod);
 	p->own_nargs[0] = kbtf_func_nargs(kb, ks, p->own_func);
 	p->own_nargs[1] = kbtf_func_nargs(kb, ks, CALLERS_JBD2);
 	p->bh_free = kernel_has_func(kb, ks, CALLERS_FREE);

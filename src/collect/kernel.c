@@ -305,12 +305,6 @@ bool btf_func_param0_is(const struct btf *btf, const char *func,
 	return n && !strcmp(n, struct_name);
 }
 
-bool btf_has_module_btf(void)
-{
-	return access("/sys/kernel/btf", F_OK) == 0 &&
-	       kconfig_value("CONFIG_DEBUG_INFO_BTF_MODULES") == 1;
-}
-
 bool btf_module_has_btf(const char *mod)
 {
 	char path[96];

@@ -42,9 +42,8 @@ bool btf_has_enum_value(const struct btf *btf, const char *enum_name,
 bool btf_func_param0_is(const struct btf *btf, const char *func,
 			const char *struct_name);
 bool btf_has_tracepoint(const struct btf *btf, const char *event);
-/* can a module have BTF at all (CONFIG_DEBUG_INFO_BTF_MODULES, 5.11)? */
-bool btf_has_module_btf(void);
-/* ... and does loaded module mod have its own? */
+/* does loaded module mod have its own BTF (5.11 on, where the kernel
+ * was built with CONFIG_DEBUG_INFO_BTF_MODULES)? */
 bool btf_module_has_btf(const char *mod);
 /* the arguments a BTF-typed tracepoint hands its programs, -1 if none */
 int btf_tp_nargs(const struct btf *btf, const char *event);

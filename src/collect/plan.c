@@ -255,10 +255,12 @@ static void resolve(struct attach_plan *p, struct kbtf *kb,
 }
 
 /* module BTF came in 5.11: kprobes reach a module's function that fentry
- * cannot, and a function has one flavour, so nothing counts twice */
+ * cannot, and a function has one flavour, so nothing counts twice. The
+ * module's own entry in /sys/kernel/btf says, where the kernel's config
+ * may be out of sight (no /proc/config.gz) */
 static bool kp_alone_ok(const struct attach_plan *p, int id)
 {
-	return p->mod[id][0] && p->kprobe_ok && !btf_has_module_btf();
+	return p->mod[id][0] && p->kprobe_ok && !btf_module_has_btf(p->mod[id]);
 }
 
 /* fentry on probe id's function, vmlinux's or its module's: 0, or why
