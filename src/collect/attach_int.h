@@ -60,6 +60,9 @@ static inline void pwhy_add(struct attach_plan *p, int id, const char *what,
 struct progs probe_progs(const struct attach_plan *p, struct bhprof_bpf *s,
 			 enum probe_id id);
 bool group_present(const struct attach_plan *p, enum bhp_group g);
+/* a function of module mod (NULL: vmlinux) reached by kprobes alone
+ * beside fentry: the module has no BTF */
+bool module_kprobes_only(const struct attach_plan *p, const char *mod);
 /* the arity of a function of vmlinux or of its module, by BTF; 0 if
  * BTF does not know it */
 uint32_t kbtf_func_nargs(struct kbtf *kb, const struct ksyms *ks,

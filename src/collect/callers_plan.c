@@ -67,22 +67,13 @@ const char *callers_func(const struct attach_plan *p, int i)
 	}
 }
 
-/* a function of vmlinux, or of a loaded module, by BTF or kallsyms:
- * *mod names the module */
-static bool kernel_has_func_mod(struct kbtf *kb, const struct ksyms *ks,
-				const char *name, const char **mod)
-{
-	const char *sym;
-
-	return func_found(kb, ks, name, &sym, mod);
-}
-
+/* a function of vmlinux, or of a loaded module, by BTF or kallsyms */
 static bool kernel_has_func(struct kbtf *kb, const struct ksyms *ks,
 			    const char *name)
 {
-	const char *mod;
+	const char *sym, *mod;
 
-	return kernel_has_func_mod(kb, ks, name, &mod);
+	return func_found(kb, ks, name, &sym, &mod);
 }
 
 /* The flavour of callers program i in a bh group of mode m: jbd2's on
@@ -97,7 +88,7 @@ enum attach_mode callers_mode(const struct attach_plan *p, int i,
 void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 			 const struct ksyms *ks)
 {
-	const char *mod;
+	const char *sym, *mod;
 
 	p->callers = true;
 	if (p->absent[PROBE_BH_ALLOC]) {
@@ -111,9 +102,8 @@ void attach_plan_callers(struct attach_plan *p, struct kbtf *kb,
 			snprintf(p->own_func, sizeof(p->own_func), "%s",
 				 callers_owners[i]);
 	/* jbd2 is a module on distribution kernels */
-	p->own_jbd2 = kernel_has_func_mod(kb, ks, CALLERS_JBD2, &mod);
-	p->own_jbd2_kp = p->own_jbd2 && mod && p->kprobe_ok &&
-			 !btf_module_has_btf(mod);
+	p->own_jbd2 = func_found(kb, ks, CALLERS_JBD2, &sym, &mod);
+	p->own_jbd2_kp = p->own_jbd2 && module_kprobes_only(p, mod);
 	p->own_nargs[0] = kbtf_func_nargs(kb, ks, p->own_func);
 	p->own_nargs[1] = kbtf_func_nargs(kb, ks, CALLERS_JBD2);
 	p->bh_free = kernel_has_func(kb, ks, CALLERS_FREE);

@@ -258,9 +258,14 @@ static void resolve(struct attach_plan *p, struct kbtf *kb,
  * cannot, and a function has one flavour, so nothing counts twice. The
  * module's own entry in /sys/kernel/btf says, where the kernel's config
  * may be out of sight (no /proc/config.gz) */
+bool module_kprobes_only(const struct attach_plan *p, const char *mod)
+{
+	return mod && mod[0] && p->kprobe_ok && !btf_module_has_btf(mod);
+}
+
 static bool kp_alone_ok(const struct attach_plan *p, int id)
 {
-	return p->mod[id][0] && p->kprobe_ok && !btf_module_has_btf(p->mod[id]);
+	return module_kprobes_only(p, p->mod[id]);
 }
 
 /* fentry on probe id's function, vmlinux's or its module's: 0, or why
