@@ -55,6 +55,12 @@ static struct mfile *lookup(const char *path)
 	return NULL;
 }
 
+/* the file an operation names: its open handle's, else its path's */
+static struct mfile *file_of(const char *path, struct fuse_file_info *fi)
+{
+	return fi ? &files[fi->fh] : lookup(path);
+}
+
 static int resize(struct mfile *f, size_t size)
 {
 	size_t cap = f->cap ? f->cap : 65536;
@@ -101,7 +107,7 @@ static int mf_getattr(const char *path, struct stat *st,
 		st->st_nlink = 2;
 		return 0;
 	}
-	f = fi ? &files[fi->fh] : lookup(path);
+	f = file_of(path, fi);
 	if (!f)
 		return -ENOENT;
 	st->st_mode = S_IFREG | f->mode;
@@ -193,7 +199,7 @@ static int mf_write(const char *path, const char *buf, size_t n, off_t off,
 static int mf_truncate(const char *path, off_t size,
 		       struct fuse_file_info *fi)
 {
-	struct mfile *f = fi ? &files[fi->fh] : lookup(path);
+	struct mfile *f = file_of(path, fi);
 
 	return f ? resize(f, size) : -ENOENT;
 }
@@ -202,7 +208,7 @@ static int mf_truncate(const char *path, off_t size,
 static int mf_utimens(const char *path, const struct timespec tv[2],
 		      struct fuse_file_info *fi)
 {
-	struct mfile *f = fi ? &files[fi->fh] : lookup(path);
+	struct mfile *f = file_of(path, fi);
 
 	if (!f)
 		return -ENOENT;
@@ -215,7 +221,7 @@ static int mf_utimens(const char *path, const struct timespec tv[2],
 
 static int mf_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-	struct mfile *f = fi ? &files[fi->fh] : lookup(path);
+	struct mfile *f = file_of(path, fi);
 
 	if (!f)
 		return -ENOENT;
