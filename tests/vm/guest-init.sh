@@ -31,7 +31,7 @@ exec 2>>$R/init.err
 
 log() {
 	echo "vm-guest: $*" > /dev/console
-	echo "$*" >> $R/init.log
+	echo "[$(cut -d' ' -f1 /proc/uptime)] $*" >> $R/init.log
 }
 
 finish() {
@@ -308,45 +308,65 @@ sync
 # room for every bio of a scenario in the reference trace
 echo 8192 > /sys/kernel/tracing/buffer_size_kb 2>/dev/null
 
-# The reference count of buffer_head allocations: kmem_cache_alloc
-# events whose call site lies in alloc_buffer_head (absent: none exist).
-# kallsyms addresses are 16 hex digits, so they compare as strings.
-lo=$(awk '$3 == "alloc_buffer_head" { print $1; exit }' /proc/kallsyms)
-if [ -n "$lo" ]; then
-	hi=$(awk -v a=$lo '$1 > a && (b == "" || $1 < b) { b = $1 } END { print b }' /proc/kallsyms)
-	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bh-filter
-	log "buffer_head reference: kmem_cache_alloc call_site in [0x$lo, 0x$hi)"
-else
-	log "no alloc_buffer_head in kallsyms: buffer heads compiled out"
-fi
-# ... and of frees: kmem_cache_free events from free_buffer_head's text
-lo=$(awk '$3 == "free_buffer_head" { print $1; exit }' /proc/kallsyms)
-if [ -n "$lo" ]; then
-	hi=$(awk -v a=$lo '$1 > a && (b == "" || $1 < b) { b = $1 } END { print b }' /proc/kallsyms)
-	echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bhfree-filter
-fi
-
-# The kernel's own count of read, page_mkwrite, fallback and writeback
-# calls and of the write and writeback engines (fuse's own too: which of
-# them ran is the path a fuse file's writes took): a kprobe event on
-# each such function it has, enabled by the scenarios around their load only
-# (scenarios/common.sh); made once, since adding a probe event would
-# empty the trace buffer of a running scenario
-for f in block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead \
-	 iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite \
-	 iomap_page_mkwrite direct_write_fallback \
-	 block_write_full_folio block_write_full_page \
-	 iomap_file_buffered_write generic_perform_write \
-	 do_writepages ext4_writepages mpage_writepages __mpage_writepages \
-	 iomap_writepages fuse_perform_write fuse_writepages; do
-	# a module's function ends in "\t[ext4]" (Debian's generic kernels)
-	l=$(grep -m1 -E " [tT] $f(	\[[a-z0-9_]+\])?\$" /proc/kallsyms) || continue
-	# ... and is named MOD:FUNC, which the kernel arms again each time
-	# the module loads (ext4-late unloads and loads ext4)
-	m=$(echo "$l" | sed -n 's/.*\[\([a-z0-9_]*\)\]$/\1:/p')
-	echo "p:bhpref/$f $m$f" >> /sys/kernel/tracing/kprobe_events 2>>$R/init.err ||
-		log "no kprobe event for $f"
-done
+# The reference counts' symbols, in one pass over one copy of the symbol
+# table (/proc/kallsyms takes seconds to read under TCG with Debian's
+# modules loaded):
+# - "range FUNC LO HI", the text of alloc_buffer_head and of
+#   free_buffer_head, from its address to the next symbol's (kallsyms
+#   addresses are 16 hex digits, so they compare as strings): the
+#   buffer_head allocations and frees are the kmem_cache_alloc and
+#   kmem_cache_free events whose call site lies there (absent: none exist);
+# - "ref [MOD:]FUNC", each function of the kernel's own count of read,
+#   page_mkwrite, fallback and writeback calls and of the write and
+#   writeback engines (fuse's own too: which of them ran is the path a
+#   fuse file's writes took). A module's function is named MOD:FUNC,
+#   which the kernel arms again each time the module loads (ext4-late
+#   unloads and loads ext4).
+ref_funcs="block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead
+	iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite
+	iomap_page_mkwrite direct_write_fallback
+	block_write_full_folio block_write_full_page
+	iomap_file_buffered_write generic_perform_write
+	do_writepages ext4_writepages mpage_writepages __mpage_writepages
+	iomap_writepages fuse_perform_write fuse_writepages"
+awk -v want="$ref_funcs" '
+	BEGIN {
+		n = split(want, w)
+		for (i = 1; i <= n; i++) W[w[i]] = 1
+		Rg["alloc_buffer_head"] = Rg["free_buffer_head"] = 1
+	}
+	{ a[NR] = $1 }
+	($3 in Rg) && !($3 in lo) { lo[$3] = $1 }
+	($2 == "t" || $2 == "T") && ($3 in W) && !($3 in seen) {
+		seen[$3] = 1
+		m = $4
+		gsub(/\[|\]/, "", m)
+		print "ref", (m == "" ? "" : m ":") $3
+	}
+	END {
+		for (f in lo) {
+			hi = ""
+			for (i = 1; i <= NR; i++)
+				if (a[i] > lo[f] && (hi == "" || a[i] < hi)) hi = a[i]
+			print "range", f, lo[f], hi
+		}
+	}' /proc/kallsyms > /tmp/ref-syms
+while read -r kind f lo hi; do
+	case $kind:$f in
+	range:alloc_buffer_head)
+		echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bh-filter
+		log "buffer_head reference: kmem_cache_alloc call_site in [0x$lo, 0x$hi)" ;;
+	range:free_buffer_head)
+		echo "call_site >= 0x$lo && call_site < 0x$hi" > /tmp/bhfree-filter ;;
+	ref:*)
+		# made once, since adding a probe event would empty the trace
+		# buffer of a running scenario; the scenarios enable them
+		# around their load only (scenarios/common.sh)
+		echo "p:bhpref/${f#*:} $f" >> /sys/kernel/tracing/kprobe_events 2>>$R/init.err ||
+			log "no kprobe event for $f" ;;
+	esac
+done < /tmp/ref-syms
+[ -f /tmp/bh-filter ] || log "no alloc_buffer_head in kallsyms: buffer heads compiled out"
 
 # The kernel's own writeback passes and iomap read calls, for bhprof's
 # pass group and tracepoint mode (tests/lib/trace-passes.awk counts them
