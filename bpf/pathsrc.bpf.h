@@ -59,6 +59,8 @@ struct address_space_operations___v60 {		/* 6.0 */
 };
 
 struct address_space_operations___page {	/* before */
+	void *writepage;
+	void *writepages;
 	void *set_page_dirty;
 	void *invalidatepage;
 	void *releasepage;
@@ -93,13 +95,32 @@ static __always_inline int helper_vote(void *fn)
 		 0)
 
 /*
+ * Before 5.18 a table without ->set_page_dirty had its pages dirtied by
+ * __set_page_dirty_buffers (set_page_dirty() under CONFIG_BLOCK, until
+ * "fs: Remove aops->set_page_dirty"): 5.10's FAT and exfat name no
+ * helper of either family but that empty slot. Only a table that writes
+ * pages back: pseudo filesystems' empty_aops has no slot at all.
+ */
+static __always_inline int dirty_default_vote(__u64 ops)
+{
+	struct address_space_operations___page *o = (void *)ops;
+
+	if (bpf_core_field_exists(
+		    ((struct address_space_operations___folio *)0)->dirty_folio) ||
+	    !bpf_core_field_exists(o->set_page_dirty) ||
+	    BPF_CORE_READ(o, set_page_dirty))
+		return 0;
+	return BPF_CORE_READ(o, writepage) || BPF_CORE_READ(o, writepages);
+}
+
+/*
  * One table's path, by the majority of its helper slots: gfs2's
  * journalled-data operations mix the two families. A tie, or no helper
  * of either, is neither path.
  */
 static __noinline __u32 aops_judge(__u64 ops)
 {
-	int v = 0;
+	int v = dirty_default_vote(ops);
 	__u32 path;
 
 	v += AOPS_SLOT(ops, folio, dirty_folio);
