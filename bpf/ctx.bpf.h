@@ -403,7 +403,7 @@ bool iomap_witness;
  * its file's operations alone: 7.x's fuse names iomap's helpers on every
  * mount, but writes through iomap only with its writeback cache (else
  * fuse_perform_write). A call no engine took over ran neither path's;
- * in tracepoint mode a call iomap's did not run (its iomap_iter_dstmap event)
+ * in tracepoint mode a call iomap's did not run (its mapping event)
  * is not iomap's. The buffer_head engine has no such event, nor any
  * direct I/O needs one, and a block device's path is its kernel's
  * whichever engine runs it (the witness leaves its events unread):

@@ -71,21 +71,35 @@ static __always_inline void generic_write_leave(long ret)
  * Tracepoint mode's witness of iomap's engine inside a write syscall:
  * iomap_iter() maps every extent iomap_file_buffered_write() (and
  * iomap's direct I/O) writes, and iomap_iter_dstmap fires once for each
- * (the iomap_iter event twice a write). 5.15 on; before, no witness. A
- * block device's path is its kernel's, whichever engine runs it (6.6
- * on, iomap's with buffer heads where they are built): its writes, most
- * of what a raw writer makes, end here before any lookup.
+ * (the iomap_iter event twice a write). 5.15 on; before, iomap_apply()
+ * and its iomap_apply_dstmap (5.10.y kernels have both events, their
+ * buffered writes on iomap_apply). A block device's path is its
+ * kernel's, whichever engine runs it (6.6 on, iomap's with buffer heads
+ * where they are built): its writes, most of what a raw writer makes,
+ * end here before any lookup.
  */
-SEC("?tp_btf/iomap_iter_dstmap")
-int BPF_PROG(tp_iomap_write_seen, struct inode *inode)
+static __always_inline void iomap_write_seen(struct inode *inode)
 {
 	struct bhp_ctx *c;
 
 	if (!inode || (inode->i_mode & BHP_S_IFMT) == BHP_S_IFBLK)
-		return 0;
+		return;
 	c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 	if (c && c->src == SRC_SYSCALL_WRITE && !(c->flags & CTX_F_IOMAP))
 		c->flags |= CTX_F_IOMAP;
+}
+
+SEC("?tp_btf/iomap_iter_dstmap")
+int BPF_PROG(tp_iomap_write_seen, struct inode *inode)
+{
+	iomap_write_seen(inode);
+	return 0;
+}
+
+SEC("?tp_btf/iomap_apply_dstmap")
+int BPF_PROG(tp_iomap_write_seen_apply, struct inode *inode)
+{
+	iomap_write_seen(inode);
 	return 0;
 }
 

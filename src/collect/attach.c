@@ -75,14 +75,20 @@ static void attach_iomap_reads(struct attach_plan *p, struct bhprof_bpf *s)
 
 static void attach_iomap_witness(struct attach_plan *p, struct bhprof_bpf *s)
 {
-	int err;
+	int mark = p->nr_links;
+	int err = 0;
 
 	if (!p->write_tp_iomap)
 		return;
-	err = attach_prog(p, s->progs.tp_iomap_write_seen);
+	if (p->write_tp_iter)
+		err = attach_prog(p, s->progs.tp_iomap_write_seen);
+	if (!err && p->write_tp_apply)
+		err = attach_prog(p, s->progs.tp_iomap_write_seen_apply);
 	s->bss->iomap_witness = !err;
-	if (err)
-		iomap_witness_lost(p, "tracepoint attach", strerror(-err));
+	if (!err)
+		return;
+	links_truncate(p, mark);
+	iomap_witness_lost(p, "tracepoint attach", strerror(-err));
 }
 
 static int attach_tracepoints(struct attach_plan *p, struct bhprof_bpf *s,

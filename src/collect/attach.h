@@ -61,7 +61,11 @@ struct attach_plan {
 	bool tp_raw[NR_PROBES];
 	bool read_tp_pages;		/* mm_filemap_add_to_page_cache */
 	bool read_tp_iomap;		/* iomap_readpage, iomap_readahead */
-	bool write_tp_iomap;		/* iomap_iter_dstmap: iomap's engine ran */
+	/* iomap's engine ran a write: its mapping event, iomap_iter_dstmap
+	 * (5.15) or iomap_apply_dstmap (before; 5.10.y has both names,
+	 * buffered writes on the older) */
+	bool write_tp_iomap;		/* either */
+	bool write_tp_iter, write_tp_apply;
 	uint64_t bh_cs_lo, bh_cs_hi;
 	/* --callers: the allocation probes that take stacks, and the
 	 * owner and free probes beside them, in the bh group's flavour */

@@ -186,7 +186,7 @@ void iomap_witness_lost(struct attach_plan *p, const char *what,
 {
 	p->write_tp_iomap = false;
 	pwhy_add(p, PROBE_WRITE_IOMAP, what, why);
-	fprintf(stderr, "bhprof: the iomap_iter_dstmap event was refused (%s: %s): "
+	fprintf(stderr, "bhprof: iomap's mapping event was refused (%s: %s): "
 		"a write call's path is its file's operations', unconfirmed\n",
 		what, why);
 }
@@ -224,7 +224,8 @@ int attach_plan_demote(struct attach_plan *p, struct bhprof_bpf *s,
 	/* the syscall programs every group shares: one per group instead */
 	if (prog == s->progs.tp_sys_enter || prog == s->progs.tp_sys_exit)
 		return attach_plan_split_syscalls(p);
-	if (p->write_tp_iomap && prog == s->progs.tp_iomap_write_seen) {
+	if (p->write_tp_iomap && (prog == s->progs.tp_iomap_write_seen ||
+				  prog == s->progs.tp_iomap_write_seen_apply)) {
 		iomap_witness_lost(p, bpf_program__name(prog), why);
 		return BHP_GROUP_WRITE;
 	}
@@ -293,7 +294,10 @@ static void autoload_tracepoints(struct attach_plan *p,
 		autoload_sys(p, s);
 		autoload(s->progs.tp_write_enter, p->sys_split);
 		autoload(s->progs.tp_write_exit, p->sys_split);
-		autoload(s->progs.tp_iomap_write_seen, p->write_tp_iomap);
+		autoload(s->progs.tp_iomap_write_seen,
+			 p->write_tp_iomap && p->write_tp_iter);
+		autoload(s->progs.tp_iomap_write_seen_apply,
+			 p->write_tp_iomap && p->write_tp_apply);
 		break;
 	case BHP_GROUP_WB:
 		autoload_sys(p, s);

@@ -363,8 +363,10 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 	p->tp_ok[BHP_GROUP_BIO] = !p->absent[PROBE_BIO];
 	p->tp_ok[BHP_GROUP_READ] = classic;
 	p->read_tp_pages = btf_has_tracepoint(btf, "mm_filemap_add_to_page_cache");
+	p->write_tp_iter = btf_has_tracepoint(btf, "iomap_iter_dstmap");
+	p->write_tp_apply = btf_has_tracepoint(btf, "iomap_apply_dstmap");
 	p->write_tp_iomap = !p->absent[PROBE_WRITE_IOMAP] &&
-			    btf_has_tracepoint(btf, "iomap_iter_dstmap");
+			    (p->write_tp_iter || p->write_tp_apply);
 	p->read_tp_iomap = !p->absent[PROBE_READ_IOMAP_FOLIO] &&
 			   btf_has_tracepoint(btf, "iomap_readpage") &&
 			   btf_has_tracepoint(btf, "iomap_readahead");

@@ -77,9 +77,13 @@ static void tp_detail(enum probe_id id, const struct attach_plan *p,
 		snprintf(buf, len, "%s for %s%s%s", ev, names,
 			 typed ? " (typed)" : "",
 			 id != PROBE_WRITE_IOMAP ? "" :
-			 p->write_tp_iomap ? " + iomap:iomap_iter_dstmap (the engine ran)" :
-					     " (no iomap_iter_dstmap event: the "
-					     "file's operations say iomap)");
+			 !p->write_tp_iomap ? " (no iomap_iter_dstmap or "
+					      "iomap_apply_dstmap event: the "
+					      "file's operations say iomap)" :
+			 p->write_tp_iter && p->write_tp_apply ?
+					     " + iomap:iomap_{iter,apply}_dstmap (the engine ran)" :
+			 p->write_tp_iter ? " + iomap:iomap_iter_dstmap (the engine ran)" :
+					    " + iomap:iomap_apply_dstmap (the engine ran)");
 		return;
 	case PROBE_WB_CTX:
 		sys_names(names, sizeof(names),
