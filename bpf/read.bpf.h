@@ -65,11 +65,28 @@ static __always_inline __u32 rac_pages(struct readahead_control *rac)
 	return BPF_CORE_READ(rac, _nr_pages);
 }
 
-#define READ_FOLIO_FN(name, src, hint)                                     \
-	static __always_inline void name##_enter(void *folio, void *a1)    \
+/*
+ * The folio a read function is handed, or up to 5.18 its page ("fs:
+ * Convert ... to read_folio" changed every family at once in 5.19):
+ * one page then, a file's page cache had no large folios.
+ */
+static __always_inline void read_one_enter(void *f, __u32 src, __u32 hint)
+{
+	struct page *page = f;
+
+	if (!f)
+		return;
+	if (read_by_page)
+		read_fn_enter(BPF_CORE_READ(page, mapping, host), src, hint, 1);
+	else
+		read_fn_enter(folio_inode(f), src, hint, folio_pages(f));
+}
+
+/* ARG: the folio's place, a0 or a1 */
+#define READ_FOLIO_FN(name, src, hint, ARG)                                \
+	static __always_inline void name##_enter(void *a0, void *a1)       \
 	{                                                                  \
-		read_fn_enter(folio_inode(folio), src, hint,               \
-			      folio_pages(folio));                         \
+		read_one_enter(ARG, src, hint);                            \
 	}                                                                  \
 	static __always_inline void name##_leave(long ret)                 \
 	{                                                                  \
@@ -88,10 +105,11 @@ static __always_inline __u32 rac_pages(struct readahead_control *rac)
 
 /* block_read_full_folio(folio, get_block), mpage_readahead(rac, get_block):
  * block devices with buffer heads and most bh filesystems */
-READ_FOLIO_FN(bh_read_folio, SRC_READ_BH_FOLIO, PATH_NONE)
+READ_FOLIO_FN(bh_read_folio, SRC_READ_BH_FOLIO, PATH_NONE, a0)
 READAHEAD_FN(bh_readahead, SRC_READ_BH_RA, PATH_NONE)
-/* ext4 reads through its own ext4_mpage_readpages(), not the two above */
-READ_FOLIO_FN(ext4_read_folio, SRC_READ_EXT4_FOLIO, PATH_BH)
+/* ext4 reads through its own ext4_mpage_readpages(), not the two above;
+ * ext4_read_folio(file, folio), as ->read_folio is called */
+READ_FOLIO_FN(ext4_read_folio, SRC_READ_EXT4_FOLIO, PATH_BH, a1)
 READAHEAD_FN(ext4_readahead, SRC_READ_EXT4_RA, PATH_BH)
 
 /*
@@ -102,14 +120,12 @@ READAHEAD_FN(ext4_readahead, SRC_READ_EXT4_RA, PATH_BH)
  */
 static __always_inline void iomap_read_folio_enter(void *a0, void *a1)
 {
-	struct folio *folio = a0;
+	void *folio = a0;
 
 	if (iomap_read_ctx)
 		folio = BPF_CORE_READ((struct iomap_read_folio_ctx___v72 *)a1,
 				      cur_folio);
-	if (folio)
-		read_fn_enter(folio_inode(folio), SRC_READ_IOMAP_FOLIO,
-			      PATH_IOMAP, folio_pages(folio));
+	read_one_enter(folio, SRC_READ_IOMAP_FOLIO, PATH_IOMAP);
 }
 
 static __always_inline void iomap_read_folio_leave(long ret)

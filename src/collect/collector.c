@@ -140,6 +140,7 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->gpw_takes_file = p->gpw_takes_file;
 	r->head_is_mask = p->head_is_mask;
 	r->iomap_read_ctx = p->iomap_read_ctx;
+	r->read_by_page = p->read_by_page;
 	r->aops_on = c->paths.nr > 0;
 	r->dev_slot_mask = dev_slot_mask();
 	r->bpf_atomics = p->bpf_atomics;

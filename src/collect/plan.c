@@ -26,11 +26,12 @@ static const char *const candidates[NR_PROBES][3] = {
 	[PROBE_WB_CTX] = { "do_writepages" },
 	[PROBE_BH_ALLOC] = { "alloc_buffer_head" },
 	[PROBE_BIO] = { "block_bio_queue" },
-	[PROBE_READ_BH_FOLIO] = { "block_read_full_folio" },
+	/* ->readpage(page) until "fs: Convert ... to read_folio" (5.19) */
+	[PROBE_READ_BH_FOLIO] = { "block_read_full_folio", "block_read_full_page" },
 	[PROBE_READ_BH_RA] = { "mpage_readahead" },
-	[PROBE_READ_EXT4_FOLIO] = { "ext4_read_folio" },
+	[PROBE_READ_EXT4_FOLIO] = { "ext4_read_folio", "ext4_readpage" },
 	[PROBE_READ_EXT4_RA] = { "ext4_readahead" },
-	[PROBE_READ_IOMAP_FOLIO] = { "iomap_read_folio" },
+	[PROBE_READ_IOMAP_FOLIO] = { "iomap_read_folio", "iomap_readpage" },
 	[PROBE_READ_IOMAP_RA] = { "iomap_readahead" },
 	[PROBE_READ_BLKDEV] = { "blkdev_read_iter" },
 	[PROBE_MKWRITE_BH] = { "block_page_mkwrite" },
@@ -367,7 +368,9 @@ static void tracepoints_probe(struct attach_plan *p, const struct btf *btf)
 	p->write_tp_apply = btf_has_tracepoint(btf, "iomap_apply_dstmap");
 	p->write_tp_iomap = !p->absent[PROBE_WRITE_IOMAP] &&
 			    (p->write_tp_iter || p->write_tp_apply);
-	p->read_tp_iomap = !p->absent[PROBE_READ_IOMAP_FOLIO] &&
+	/* either of iomap's read functions says iomap reads here */
+	p->read_tp_iomap = !(p->absent[PROBE_READ_IOMAP_FOLIO] &&
+			     p->absent[PROBE_READ_IOMAP_RA]) &&
 			   btf_has_tracepoint(btf, "iomap_readpage") &&
 			   btf_has_tracepoint(btf, "iomap_readahead");
 	/* no tracepoint anywhere near page_mkwrite */
@@ -481,6 +484,24 @@ static bool absent_or_folio(const struct attach_plan *p,
 	return p->absent[id] || btf_func_param0_is(btf, p->func[id], "folio");
 }
 
+/* the read functions of 5.18 and before, which take a page: all three
+ * families were converted to folios at once */
+static bool read_takes_page(const struct attach_plan *p)
+{
+	static const enum probe_id ids[] = { PROBE_READ_BH_FOLIO,
+					     PROBE_READ_EXT4_FOLIO,
+					     PROBE_READ_IOMAP_FOLIO };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		size_t n = strlen(p->func[ids[i]]);
+
+		if (!p->absent[ids[i]] && n > 4 &&
+		    !strcmp(p->func[ids[i]] + n - 4, "page"))
+			return true;
+	}
+	return false;
+}
+
 static void plan_flags(struct attach_plan *p, const struct btf *btf,
 		       const struct ksyms *ks)
 {
@@ -489,7 +510,9 @@ static void plan_flags(struct attach_plan *p, const struct btf *btf,
 					       "file");
 	p->head_is_mask = kernel_head_is_mask(btf);
 	/* iomap_read_folio(folio, ops) until 7.1, (ops, ctx, private) in 7.2 */
-	p->iomap_read_ctx = !absent_or_folio(p, btf, PROBE_READ_IOMAP_FOLIO);
+	p->read_by_page = read_takes_page(p);
+	p->iomap_read_ctx = !p->read_by_page &&
+			    !absent_or_folio(p, btf, PROBE_READ_IOMAP_FOLIO);
 	p->bpf_atomics = kernel_bpf_atomics();
 	p->func_arg_helper = btf_has_enum_value(btf, "bpf_func_id",
 						"BPF_FUNC_get_func_arg");

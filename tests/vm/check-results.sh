@@ -230,8 +230,10 @@ def op: .op // "write";
 # programs are, while another BPF program holds the CPU)
 def short_ok($got; $want): $got <= $want and $got >= $want - $skipped;
 # the kernel'"'"'s own count of a path'"'"'s read and page_mkwrite calls
+# (the page names up to 5.18)
 def kread($p): if $p == "bh" then kp("block_read_full_folio") + kp("mpage_readahead") + kp("ext4_read_folio") + kp("ext4_readahead")
-               else kp("iomap_read_folio") + kp("iomap_readahead") end;
+                 + kp("block_read_full_page") + kp("ext4_readpage")
+               else kp("iomap_read_folio") + kp("iomap_readahead") + kp("iomap_readpage") end;
 # ... and of the writeback engines, by bhprof'"'"'s names: each function
 # where the kernel has it (mpage_writepages is __mpage_writepages'"'"'
 # inline wrapper in 7.x), null where the scenario took no kprobe counts

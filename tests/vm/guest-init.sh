@@ -323,7 +323,8 @@ echo 8192 > /sys/kernel/tracing/buffer_size_kb 2>/dev/null
 #   which the kernel arms again each time the module loads (ext4-late
 #   unloads and loads ext4).
 ref_funcs="block_read_full_folio mpage_readahead ext4_read_folio ext4_readahead
-	iomap_read_folio iomap_readahead block_page_mkwrite ext4_page_mkwrite
+	iomap_read_folio iomap_readahead block_read_full_page ext4_readpage
+	iomap_readpage block_page_mkwrite ext4_page_mkwrite
 	iomap_page_mkwrite direct_write_fallback
 	block_write_full_folio block_write_full_page
 	iomap_file_buffered_write generic_perform_write

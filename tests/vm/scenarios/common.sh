@@ -48,6 +48,17 @@ cold() {
 	echo 3 > /proc/sys/vm/drop_caches
 }
 
+# Read-ahead off (read_ahead_kb 0) on devices $2..., or back to $1 KiB:
+# a file opened meanwhile has none, and each of its mapping's faults
+# reads its page alone through ->read_folio (->readpage up to 5.18)
+readahead_kb() {
+	kb=$1
+	shift
+	for d in "$@"; do
+		echo "$kb" > /sys/block/${d#/dev/}/queue/read_ahead_kb
+	done
+}
+
 # Async readahead may still be in flight when the reader returns: wait
 # until the devices' read sectors stop moving before diskstats is read.
 settle() {
