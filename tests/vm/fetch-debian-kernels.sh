@@ -21,16 +21,21 @@
 # environment:
 #   BHPROF_CACHE            cache folder (default /var/cache/bhprof)
 #   BHPROF_DEBIAN_KERNELS   SUITE:ARCH list (default: trixie:amd64
-#                           sid:amd64 sid:arm64)
+#                           sid:amd64 sid:arm64 bullseye-security:amd64)
 #   BHPROF_DEBIAN_MIRROR    the archive (default: the one apt uses here)
+#   BHPROF_DEBIAN_SECURITY_MIRROR  the security archive, for SUITE-security
+#                           (default: the one apt uses here)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cache=$(debian_kernels_dir)
 work=$cache/work
-targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64}
-# what the matrix's scenarios load: the disks, the filesystems, loop
-MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8 ntfs3 ntfs btrfs"
+# Debian 11's 5.10 (long-term) is kept up to date only in its security
+# suite, bullseye's own stays at its last point release
+targets=${BHPROF_DEBIAN_KERNELS:-trixie:amd64 sid:amd64 sid:arm64 bullseye-security:amd64}
+# what the matrix's scenarios load: the disks, the filesystems, loop,
+# fuse (a module before 6.x)
+MODULES="nvme ext4 xfs loop crypto-crc32c exfat vfat nls_cp437 nls_ascii nls_utf8 ntfs3 ntfs btrfs fuse"
 # at least a raw write, a raw read, one ext4 and one XFS file, in
 # every mode; ext4 and XFS file reads, whose ext4 functions live in the
 # module; and exfat, whose path moved from buffer heads (6.12) to iomap
@@ -45,6 +50,10 @@ PLAN_SCENARIOS="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vf
 # ... arm64's, emulated at half the speed, without FAT, NTFS and FUSE:
 # the same drivers' code as amd64's, which runs them
 PLAN_SCENARIOS_arm64="raw-buffered raw-read ext4-file xfs-file file-read exfat-file"
+# ... 5.10's (PLAN_SCENARIOS_SUITE_ARCH, the suite's "-" as "_"): no
+# NTFS driver that writes, and writes through a shared mapping, whose
+# faults read through ->readpage, the read functions' names up to 5.18
+PLAN_SCENARIOS_bullseye_security_amd64="raw-buffered raw-read ext4-file xfs-file file-read exfat-file vfat-file ext4-late btrfs-file fuse-file fuse-wbc-file mmap-write"
 
 fail() {
 	printf 'fetch-debian-kernels: %s\n' "$*" >&2
@@ -64,6 +73,19 @@ mirror() {
 	echo "${u:-http://deb.debian.org/debian}"
 }
 
+security_mirror() {
+	if [ -n "${BHPROF_DEBIAN_SECURITY_MIRROR:-}" ]; then
+		echo "$BHPROF_DEBIAN_SECURITY_MIRROR"
+		return
+	fi
+	local u
+	u=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		grep security | head -n 1)
+	[ -n "$u" ] || u=$(awk '$1 == "deb" && $0 ~ /security/ { for (i = 2; i <= NF; i++)
+		if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null)
+	echo "${u:-http://deb.debian.org/debian-security}"
+}
+
 # a private apt state for the suites, so the machine's own lists and
 # sources stay as they are
 apt_opts=(-o Dir::Etc::sourcelist="$work/apt/sources.list"
@@ -74,8 +96,9 @@ apt_opts=(-o Dir::Etc::sourcelist="$work/apt/sources.list"
 apt_ready=0
 apt_update() {
 	[ $apt_ready = 1 ] && return 0
-	local s suites="" m
+	local s suites="" m sm u
 	m=$(mirror)
+	sm=$(security_mirror)
 	mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
 	for t in $targets; do
 		s=${t%%:*}
@@ -84,11 +107,15 @@ apt_update() {
 	done
 	: > "$work/apt/sources.list"
 	for s in $suites; do
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $m $s main" \
+		case $s in
+		*-security) u=$sm ;;
+		*) u=$m ;;
+		esac
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $u $s main" \
 			>> "$work/apt/sources.list"
 	done
 	apt-get "${apt_opts[@]}" update -q > "$work/apt-update.log" 2>&1 ||
-		fail "apt-get update of$suites from $m failed: $(grep -E '^(E|W):' "$work/apt-update.log" | head -n 1)"
+		fail "apt-get update of$suites from $m and $sm failed: $(grep -E '^(E|W):' "$work/apt-update.log" | head -n 1)"
 	apt_ready=1
 }
 
@@ -147,8 +174,9 @@ decompress() {	# FILE.ko[.xz|.zst|.gz] OUT.ko
 # one SUITE:ARCH, laid out in the cache; the stamp keeps its name
 fetch_one() {
 	local suite=$1 arch=$2 stamp=$cache/.$1-$2 pkgs name ver x kimg kcfg mdir
-	local abi mroot need p plan=PLAN_SCENARIOS_$2
-	plan=${!plan:-$PLAN_SCENARIOS}
+	local abi mroot need p plan=PLAN_SCENARIOS_$2 splan
+	splan=PLAN_SCENARIOS_${1//-/_}_$2
+	plan=${!splan:-${!plan:-$PLAN_SCENARIOS}}
 	if [ -f "$stamp" ] && [ -z "${BHPROF_KERNELS_REFRESH:-}" ]; then
 		name=$(head -n 1 "$stamp")
 		# laid out for these modules and this plan: nothing to do
