@@ -17,6 +17,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "floor.bpf.h"
 #include "bhprof.h"
 #include "bhprof_hist.h"
 #include "compat.bpf.h"

@@ -151,6 +151,7 @@ static __always_inline void sysev_enter(struct syscall_trace_enter *ctx,
 SEC("?tracepoint/syscalls/sys_enter_write")
 int tp_sysev_enter(struct syscall_trace_enter *ctx)
 {
+	FLOOR_RETURN();
 	sysev_enter(ctx, false);
 	return 0;
 }
@@ -159,6 +160,7 @@ int tp_sysev_enter(struct syscall_trace_enter *ctx)
 SEC("?tracepoint/syscalls/sys_enter_write")
 int tp_sysev_enter_t(struct syscall_trace_enter *ctx)
 {
+	FLOOR_RETURN();
 	sysev_enter(ctx, true);
 	return 0;
 }
@@ -170,6 +172,7 @@ int tp_sysev_enter0(struct syscall_trace_enter *ctx)
 {
 	unsigned int nr = ctx->nr;
 
+	FLOOR_RETURN();
 	if (nr < BHP_MAX_SYSCALL)
 		sync_enter(NULL, sys_class[nr]);
 	return 0;
@@ -180,6 +183,7 @@ int tp_sysev_exit(struct syscall_trace_exit *ctx)
 {
 	unsigned int nr = ctx->nr;
 
+	FLOOR_RETURN();
 	if (nr < BHP_MAX_SYSCALL)
 		sys_exit_any(sys_class[nr], ctx->ret);
 	return 0;

@@ -221,6 +221,7 @@ VM_JOB='${VM_JOB:-matrix}'
 VM_GATE_RUNS=${VM_GATE_RUNS:-6}
 VM_GATE_WRITE='${VM_GATE_WRITE:--s 1m -t 16m}'
 VM_COST_ROUNDS=${VM_COST_ROUNDS:-$COST_ROUNDS}
+VM_COST_FLOOR=${VM_COST_FLOOR:-0}
 CONF
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 

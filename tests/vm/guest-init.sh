@@ -497,10 +497,19 @@ esac
 # to the raw disk bare and under every mode, VM_COST_ROUNDS rounds, the
 # modes interleaved, each round starting one further along; vmwriter
 # reports its own CPU time. Figures only: under TCG they are ratios at
-# best (check-results.sh prints them).
+# best (check-results.sh prints them). VM_COST_FLOOR=1 (bench-vm): each
+# mode's floor too, bhprof's programs returning before their bodies
+# (floor-MODE: BHPROF_FLOOR=1).
 if [ "${VM_COST_ROUNDS:-0}" -gt 0 ]; then
 	mkdir -p $R/cost
-	set -- bare $VM_MODES
+	floors=""
+	[ "${VM_COST_FLOOR:-0}" = 1 ] &&
+		floors=$(for m in $VM_MODES; do printf 'floor-%s ' $m; done)
+	set -- bare $VM_MODES $floors
+	# the first writes after boot pay the allocator's and the page
+	# cache's warm-up (1% more instructions a call): not a round's
+	quiesce
+	vmwriter -s 4k -t 64m "$RAW1" > /dev/null
 	for r in $(seq $VM_COST_ROUNDS); do
 		for mode in "$@"; do
 			if [ $(( $(uptime_s) + VM_STAT_TIMEOUT )) -gt "$VM_DEADLINE" ]; then
@@ -508,13 +517,19 @@ if [ "${VM_COST_ROUNDS:-0}" -gt 0 ]; then
 				continue
 			fi
 			quiesce
-			if [ $mode = bare ]; then
-				vmwriter -s 4k -t 64m "$RAW1" > $R/cost/$mode.$r.json
-			else
+			case $mode in
+			bare)
+				vmwriter -s 4k -t 64m "$RAW1" > $R/cost/$mode.$r.json ;;
+			floor-*)
+				BHPROF_FLOOR=1 timeout -s KILL $VM_STAT_TIMEOUT \
+					bhprof stat --attach ${mode#floor-} -- \
+					vmwriter -s 4k -t 64m "$RAW1" \
+					> $R/cost/$mode.$r.json 2> $R/cost/$mode.$r.err ;;
+			*)
 				timeout -s KILL $VM_STAT_TIMEOUT bhprof stat \
 					--attach $mode -- vmwriter -s 4k -t 64m "$RAW1" \
-					> $R/cost/$mode.$r.json 2> $R/cost/$mode.$r.err
-			fi
+					> $R/cost/$mode.$r.json 2> $R/cost/$mode.$r.err ;;
+			esac
 			log "cost $mode round $r rc=$?"
 		done
 		save
