@@ -95,11 +95,13 @@ static __always_inline int helper_vote(void *fn)
 		 0)
 
 /*
- * Before 5.18 a table without ->set_page_dirty had its pages dirtied by
+ * Up to 5.13 a table without ->set_page_dirty had its pages dirtied by
  * __set_page_dirty_buffers (set_page_dirty() under CONFIG_BLOCK, until
- * "fs: Remove aops->set_page_dirty"): 5.10's FAT and exfat name no
- * helper of either family but that empty slot. Only a table that writes
- * pages back: pseudo filesystems' empty_aops has no slot at all.
+ * "mm: require ->set_page_dirty to be explicitly wired up" in 5.14):
+ * 5.10's FAT and exfat name no helper of either family but that empty
+ * slot. Only a table that writes pages back: pseudo filesystems'
+ * empty_aops has no slot at all. From 5.14 to 5.17 no such table is
+ * left to vote.
  */
 static __always_inline int dirty_default_vote(__u64 ops)
 {
