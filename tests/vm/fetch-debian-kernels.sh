@@ -60,30 +60,25 @@ fail() {
 	exit 1
 }
 
-mirror() {
-	if [ -n "${BHPROF_DEBIAN_MIRROR:-}" ]; then
-		echo "$BHPROF_DEBIAN_MIRROR"
+# The archive apt uses here (its first URI of the kind), or Debian's:
+# "main", or "security" for a SUITE-security. The environment's
+# BHPROF_DEBIAN_MIRROR and BHPROF_DEBIAN_SECURITY_MIRROR come first.
+mirror() {	# mirror main|security
+	local u sec=0 env=${BHPROF_DEBIAN_MIRROR:-} def=http://deb.debian.org/debian
+	if [ "$1" = security ]; then
+		sec=1 env=${BHPROF_DEBIAN_SECURITY_MIRROR:-}
+		def=http://deb.debian.org/debian-security
+	fi
+	if [ -n "$env" ]; then
+		echo "$env"
 		return
 	fi
-	local u
 	u=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep -v security | head -n 1)
-	[ -n "$u" ] || u=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++)
-		if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null)
-	echo "${u:-http://deb.debian.org/debian}"
-}
-
-security_mirror() {
-	if [ -n "${BHPROF_DEBIAN_SECURITY_MIRROR:-}" ]; then
-		echo "$BHPROF_DEBIAN_SECURITY_MIRROR"
-		return
-	fi
-	local u
-	u=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		grep security | head -n 1)
-	[ -n "$u" ] || u=$(awk '$1 == "deb" && $0 ~ /security/ { for (i = 2; i <= NF; i++)
-		if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null)
-	echo "${u:-http://deb.debian.org/debian-security}"
+		awk -v sec=$sec '($0 ~ /security/) == sec { print; exit }')
+	[ -n "$u" ] || u=$(awk -v sec=$sec '$1 == "deb" && ($0 ~ /security/) == sec {
+		for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' \
+		/etc/apt/sources.list 2>/dev/null)
+	echo "${u:-$def}"
 }
 
 # a private apt state for the suites, so the machine's own lists and
@@ -97,8 +92,8 @@ apt_ready=0
 apt_update() {
 	[ $apt_ready = 1 ] && return 0
 	local s suites="" m sm u
-	m=$(mirror)
-	sm=$(security_mirror)
+	m=$(mirror main)
+	sm=$(mirror security)
 	mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
 	for t in $targets; do
 		s=${t%%:*}
