@@ -38,7 +38,7 @@ const volatile bool gpw_takes_file = false;
 const volatile __u32 page_shift = 12;
 const volatile bool head_is_mask = false;	/* 7.2 compound_info, see compat */
 const volatile bool iomap_read_ctx = false;	/* 7.2 iomap_read_folio(ops, ctx) */
-const volatile bool read_by_page = false;	/* 5.18: ->readpage(file, page) */
+const volatile bool read_by_page = false;	/* up to 5.18: ->readpage(page) */
 /* BPF_ATOMIC's fetching operations (5.12, "bpf: Add BPF_FETCH field /
  * create atomic_fetch_add instruction" and its cmpxchg): without them a
  * thread keeps its entry in the threads hash alone, and --callers's net

@@ -48,7 +48,7 @@ struct attach_plan {
 					 * programs' typed twins load */
 	bool head_is_mask;		/* 7.2 compound_info as a mask */
 	bool iomap_read_ctx;		/* 7.2 iomap_read_folio(ops, ctx) */
-	bool read_by_page;		/* 5.18: block_read_full_page(page) */
+	bool read_by_page;		/* up to 5.18: ->readpage(page) */
 	bool bpf_atomics;		/* 5.12 BPF_ATOMIC: cmpxchg, fetch */
 	bool func_arg_helper;		/* 5.17 bpf_get_func_arg/_ret */
 	bool task_btf;			/* 5.11 bpf_get_current_task_btf */
