@@ -360,18 +360,34 @@ static __always_inline bool write_claim(struct inode *inode, __u32 src,
 	return true;
 }
 
-/* a write engine's call (or a write syscall's, split per group) */
+/*
+ * A write engine's call (or a write syscall's, split per group): the
+ * syscall's context taken over, else one of its own. The file's flags
+ * only for a context of its own: the takeover, nearly every call, goes
+ * without their read. trusted: file came typed (an fentry program's
+ * typed argument), its fields plain loads.
+ */
+static __always_inline void engine_enter(struct file *file, __u32 src,
+					 __u32 hint, bool trusted)
+{
+	struct inode *inode;
+	__u32 flags;
+
+	FAULT_POINT(BHP_GROUP_WRITE);
+	if (!file)
+		return;
+	inode = trusted ? file->f_inode : BPF_CORE_READ(file, f_inode);
+	if (!inode || write_claim(inode, src, hint))
+		return;
+	flags = (trusted ? file->f_flags : BPF_CORE_READ(file, f_flags)) &
+			BHP_O_DIRECT ? CTX_F_DIRECT : 0;
+	ctx_open_t(CTX_WRITE, inode, src, flags, hint, CTX_FILES, 0, trusted);
+}
+
 static __always_inline void write_enter(struct file *file, __u32 src,
 					__u32 hint)
 {
-	struct inode *inode;
-	__u32 flags = 0;
-
-	FAULT_POINT(BHP_GROUP_WRITE);
-	inode = call_inode(file, &flags, false);
-	if (inode && !write_claim(inode, src, hint))
-		ctx_open_t(CTX_WRITE, inode, src, flags, hint, CTX_FILES, 0,
-			   false);
+	engine_enter(file, src, hint, false);
 }
 
 /*
@@ -518,7 +534,6 @@ const volatile bool func_arg_helper = true;
  * fx_nargs_NAME is the function's arity, for kernels before the helpers.
  */
 #define ENTRY_EXIT_PROBE(name, func, enter, leave)                         \
-	const volatile __u32 fx_nargs_##name = 0;                          \
 	SEC("?fentry/" #func)                                              \
 	int BPF_PROG(fe_##name)                                            \
 	{                                                                  \
@@ -528,6 +543,12 @@ const volatile bool func_arg_helper = true;
 		enter((void *)a0, (void *)a1);                             \
 		return 0;                                                  \
 	}                                                                  \
+	EXIT_AND_KPROBES(name, func, enter, leave)
+
+/* the same but fentry's, for a function that has a typed fentry program
+ * of its own (fe_NAME) */
+#define EXIT_AND_KPROBES(name, func, enter, leave)                         \
+	const volatile __u32 fx_nargs_##name = 0;                          \
 	SEC("?fexit/" #func)                                               \
 	int BPF_PROG(fx_##name)                                            \
 	{                                                                  \
