@@ -18,21 +18,27 @@ static __always_inline void blkdev_write_leave(long ret)
 	write_exit(SRC_BLKDEV_WRITE, ret);
 }
 
+/* set by userspace: the write group on fentry and fexit, whose exits
+ * are never missed (a kretprobe's can be): no call's context goes stale */
+const volatile bool write_exits_sure = false;
+
 /*
  * iomap_file_buffered_write() and generic_perform_write() run nested
  * inside blkdev_write_iter() for every block device write, where the
  * outer call already holds the thread's context: one lookup says so
  * before the file is resolved to a path. The write syscall's own
- * context is no outer call: the engine takes it over.
+ * context is no outer call: the engine takes it over. The clock is read
+ * only where an exit may have been missed.
  */
 static __always_inline struct bhp_ctx *write_outer(void)
 {
 	struct bhp_ctx *c = ctx_get(CTX_WRITE, bpf_get_current_pid_tgid());
 
-	return c && !(c->flags & CTX_F_PROV) &&
-			       bpf_ktime_get_ns() - c->ts < CTX_STALE_NS ?
-		       c :
-		       NULL;
+	if (!c || (c->flags & CTX_F_PROV))
+		return NULL;
+	if (write_exits_sure || bpf_ktime_get_ns() - c->ts < CTX_STALE_NS)
+		return c;
+	return NULL;
 }
 
 static __always_inline bool write_nested(void)

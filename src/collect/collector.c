@@ -23,6 +23,7 @@
 #include "latemod.h"
 #include "progcost.h"
 #include "pathsrc.h"
+#include "util/array.h"
 #include "refusal.h"
 #include "bhprof.skel.h"
 
@@ -119,6 +120,22 @@ static uint32_t dev_slot_mask(void)
 	return n - 1;
 }
 
+/* the write group's functions all on fentry and fexit, none on kprobes
+ * beside them (a module's without BTF) */
+static bool write_exits_sure(const struct attach_plan *p)
+{
+	static const enum probe_id ids[] = { PROBE_WRITE_BLKDEV,
+					     PROBE_WRITE_IOMAP,
+					     PROBE_WRITE_GENERIC };
+
+	if (p->group_mode[BHP_GROUP_WRITE] != MODE_FENTRY)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		if (p->kp_alone[ids[i]])
+			return false;
+	return true;
+}
+
 /*
  * BHPROF_FLOOR=1 (make bench-vm): the programs on their attach points,
  * each returning before its body. Every figure reads zero; said once.
@@ -163,6 +180,7 @@ static void set_rodata(struct collector *c, const struct collector_opts *o)
 	r->task_btf = p->task_btf;
 	r->bh_free_lo = p->callers ? callers_sym_range("free_buffer_head",
 						       (uint64_t *)&r->bh_free_hi) : 0;
+	r->write_exits_sure = write_exits_sure(p);
 	r->floor_only = floor_run();
 	r->page_shift = 0;
 	while (page > 1) {
