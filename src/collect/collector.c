@@ -23,7 +23,6 @@
 #include "latemod.h"
 #include "progcost.h"
 #include "pathsrc.h"
-#include "util/array.h"
 #include "refusal.h"
 #include "bhprof.skel.h"
 
@@ -124,14 +123,11 @@ static uint32_t dev_slot_mask(void)
  * beside them (a module's without BTF) */
 static bool write_exits_sure(const struct attach_plan *p)
 {
-	static const enum probe_id ids[] = { PROBE_WRITE_BLKDEV,
-					     PROBE_WRITE_IOMAP,
-					     PROBE_WRITE_GENERIC };
-
 	if (p->group_mode[BHP_GROUP_WRITE] != MODE_FENTRY)
 		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
-		if (p->kp_alone[ids[i]])
+	for (int id = 0; id < NR_PROBES; id++)
+		if (probe_group_of(id) == BHP_GROUP_WRITE && !p->absent[id] &&
+		    probe_mode(p, id) != MODE_FENTRY)
 			return false;
 	return true;
 }
